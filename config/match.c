@@ -1,0 +1,195 @@
+#include <ctype.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "match.h"
+
+static const char *const prefixes[] = {
+	[MATCH_PATH] = "path",
+	[MATCH_SYSFS] = "sysfs",
+	[MATCH_NAME] = "name",
+	[MATCH_USB] = "usb",
+	[MATCH_NODE] = "node",
+};
+
+const char *match_kind_prefix(enum match_kind kind) {
+	return prefixes[kind];
+}
+
+static bool parse_hex4(const char *s, uint16_t *out) {
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!isxdigit((unsigned char)s[i])) {
+			return false;
+		}
+		v = v * 16 + (unsigned)(isdigit((unsigned char)s[i]) ? s[i] - '0'
+				: tolower((unsigned char)s[i]) - 'a' + 10);
+	}
+	*out = (uint16_t)v;
+	return true;
+}
+
+bool input_match_parse(const char *word, struct input_match *out, char *err, size_t errlen) {
+	*out = (struct input_match){.kind = MATCH_PATH};
+	const char *value = word;
+	const char *colon = strchr(word, ':');
+	bool prefixed = false;
+	if (colon != NULL) {
+		size_t plen = (size_t)(colon - word);
+		for (size_t k = 0; k < sizeof(prefixes) / sizeof(prefixes[0]); k++) {
+			if (strlen(prefixes[k]) == plen && strncmp(word, prefixes[k], plen) == 0) {
+				out->kind = (enum match_kind)k;
+				value = colon + 1;
+				prefixed = true;
+				break;
+			}
+		}
+		/* An ID_PATH's first part always has a dash (pci-0000:...); a bare
+		 * word before the colon is a misspelt prefix, not a path. */
+		bool word_like = plen > 0 && plen <= 16;
+		for (size_t i = 0; i < plen && word_like; i++) {
+			word_like = isalpha((unsigned char)word[i]);
+		}
+		if (!prefixed && word_like) {
+			char prefix[17];
+			memcpy(prefix, word, plen);
+			prefix[plen] = '\0';
+			const char *const candidates[] = {"path", "sysfs", "name", "usb", "node", NULL};
+			const char *hint = diag_suggest(prefix, candidates);
+			if (hint != NULL) {
+				snprintf(err, errlen, "unknown match '%s:'; did you mean '%s:'?", prefix, hint);
+			} else {
+				snprintf(err, errlen, "unknown match '%s:'; use path:, sysfs:, name:, usb: "
+						"or node:", prefix);
+			}
+			return false;
+		}
+	}
+	if (*value == '\0') {
+		snprintf(err, errlen, "'%s' matches nothing; write what to match after the colon, "
+				"e.g. %s:%s", word, prefixes[out->kind],
+				out->kind == MATCH_USB ? "046d:c31c" : out->kind == MATCH_NODE
+				? "/dev/input/by-id/..." : out->kind == MATCH_SYSFS
+				? "/sys/devices/..." : "...");
+		return false;
+	}
+	switch (out->kind) {
+	case MATCH_USB:
+		if (strlen(value) != 9 || value[4] != ':' || !parse_hex4(value, &out->vendor) ||
+				!parse_hex4(value + 5, &out->product)) {
+			snprintf(err, errlen, "'%s' is not a USB id; write usb:VVVV:PPPP with four hex "
+					"digits each, as lsusb shows them (e.g. usb:046d:c31c)", word);
+			return false;
+		}
+		break;
+	case MATCH_SYSFS:
+		if (strncmp(value, "/sys/", 5) != 0) {
+			snprintf(err, errlen, "'%s' is not a sysfs path; write the full path, starting "
+					"with /sys/ (e.g. sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1)",
+					word);
+			return false;
+		}
+		break;
+	case MATCH_NODE:
+		if (value[0] != '/') {
+			snprintf(err, errlen, "'%s' is not an absolute path; write e.g. "
+					"node:/dev/input/by-id/usb-Logitech_USB_Keyboard-event-kbd", word);
+			return false;
+		}
+		break;
+	case MATCH_PATH:
+	case MATCH_NAME:
+		break;
+	}
+	out->pattern = strdup(value);
+	if (out->pattern == NULL) {
+		abort();
+	}
+	/* A sysfs prefix names a directory; a trailing slash would stop it matching itself. */
+	size_t len = strlen(out->pattern);
+	while (out->kind == MATCH_SYSFS && len > 5 && out->pattern[len - 1] == '/') {
+		out->pattern[--len] = '\0';
+	}
+	return true;
+}
+
+bool input_match_test(const struct input_match *match, const struct input_device *dev) {
+	switch (match->kind) {
+	case MATCH_PATH:
+		return dev->id_path != NULL && fnmatch(match->pattern, dev->id_path, 0) == 0;
+	case MATCH_NAME:
+		return dev->name != NULL && fnmatch(match->pattern, dev->name, 0) == 0;
+	case MATCH_USB:
+		return dev->vendor == match->vendor && dev->product == match->product;
+	case MATCH_SYSFS: {
+		if (dev->syspath == NULL) {
+			return false;
+		}
+		size_t len = strlen(match->pattern);
+		/* Below the prefix means the next character starts a new path
+		 * component: port 1-1 must not take devices on port 1-10. */
+		return strncmp(dev->syspath, match->pattern, len) == 0 &&
+				(dev->syspath[len] == '\0' || dev->syspath[len] == '/');
+	}
+	case MATCH_NODE:
+		if (dev->devnode != NULL && strcmp(dev->devnode, match->pattern) == 0) {
+			return true;
+		}
+		for (const char *const *l = dev->devlinks; l != NULL && *l != NULL; l++) {
+			if (strcmp(*l, match->pattern) == 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+char *input_match_format(const struct input_match *match) {
+	const char *p = match->pattern;
+	bool quote = false;
+	size_t extra = 0;
+	for (const char *c = p; *c != '\0'; c++) {
+		quote |= *c == ' ' || *c == '\t' || *c == '"' || *c == '\'' || *c == '\\' ||
+			*c == '#' || *c == ';';
+		extra += *c == '"' || *c == '\\';
+	}
+	size_t len = strlen(match_kind_prefix(match->kind)) + 1 + strlen(p) + extra + 3;
+	char *out = malloc(len);
+	if (out == NULL) {
+		abort();
+	}
+	char *o = out + sprintf(out, "%s:", match_kind_prefix(match->kind));
+	if (quote) {
+		*o++ = '"';
+	}
+	for (const char *c = p; *c != '\0'; c++) {
+		if (quote && (*c == '"' || *c == '\\')) {
+			*o++ = '\\';
+		}
+		*o++ = *c;
+	}
+	if (quote) {
+		*o++ = '"';
+	}
+	*o = '\0';
+	return out;
+}
+
+bool input_match_equal(const struct input_match *a, const struct input_match *b) {
+	if (a->kind != b->kind) {
+		return false;
+	}
+	if (a->kind == MATCH_USB) {
+		return a->vendor == b->vendor && a->product == b->product;
+	}
+	return strcmp(a->pattern, b->pattern) == 0;
+}
+
+void input_match_finish(struct input_match *match) {
+	free(match->pattern);
+	match->pattern = NULL;
+}

@@ -1,0 +1,56 @@
+#ifndef SEATD_LEASE_MATCH_H
+#define SEATD_LEASE_MATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * An input match expression from a seat's `inputs =` line, and the test of
+ * one input device against it. Pure logic: the caller fills input_device
+ * from udev.
+ */
+
+enum match_kind {
+	MATCH_PATH,  /* path:GLOB   udev ID_PATH (the default with no prefix) */
+	MATCH_SYSFS, /* sysfs:PREFIX  the device or any ancestor has this syspath */
+	MATCH_NAME,  /* name:GLOB   the device's name */
+	MATCH_USB,   /* usb:VVVV:PPPP  USB vendor and product id */
+	MATCH_NODE,  /* node:PATH   a device node, or a link to one */
+};
+
+struct input_match {
+	enum match_kind kind;
+	char *pattern; /* the text after the prefix, unquoted */
+	uint16_t vendor, product;
+	int line;
+};
+
+/* What a device offers to be matched on; any field may be NULL or 0. */
+struct input_device {
+	const char *id_path;
+	const char *syspath;  /* of the input device, /sys/devices/... */
+	const char *name;
+	uint16_t vendor, product;
+	const char *devnode;  /* /dev/input/eventN */
+	/* Nodes that link to devnode (by-id, by-path): node: also accepts these. */
+	const char *const *devlinks;
+};
+
+/*
+ * Parses one word of an `inputs =` value. On error returns false and writes
+ * a message (what is wrong and what to write instead) to err.
+ */
+bool input_match_parse(const char *word, struct input_match *out, char *err, size_t errlen);
+
+bool input_match_test(const struct input_match *match, const struct input_device *dev);
+
+/* "path:pci-0000:00:14.0-usb-0:1.*" again, quoted where needed; caller frees. */
+char *input_match_format(const struct input_match *match);
+
+bool input_match_equal(const struct input_match *a, const struct input_match *b);
+
+void input_match_finish(struct input_match *match);
+
+const char *match_kind_prefix(enum match_kind kind);
+
+#endif

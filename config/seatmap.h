@@ -1,0 +1,109 @@
+#ifndef SEATD_LEASE_SEATMAP_H
+#define SEATD_LEASE_SEATMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "match.h"
+
+/*
+ * The seat map: what seats.ini says, parsed, defaulted and validated.
+ * A seatmap that seatmap_load() returns with no errors in its diag list is
+ * complete: every seat has outputs, a user and a display; nothing needs to be
+ * checked again by its users.
+ */
+
+enum lessor_kind {
+	LESSOR_X11,
+	LESSOR_DRM,
+};
+
+enum restart_policy {
+	RESTART_ON_FAILURE,
+	RESTART_ALWAYS,
+	RESTART_NEVER,
+};
+
+struct seat_policy {
+	enum restart_policy restart;
+	uint64_t restart_delay_ms;
+	uint64_t restart_delay_max_ms;
+	unsigned start_limit_burst;
+	uint64_t start_limit_interval_ms;
+};
+
+struct seat_config {
+	char *name;
+	int line; /* of its [seat:NAME] header */
+
+	char **outputs;
+	size_t n_outputs;
+
+	struct input_match *inputs;
+	size_t n_inputs;
+
+	char *user;
+	int display;        /* the N of :N, always set after load */
+	bool display_auto;  /* chosen by us, not written in the file */
+
+	char **session;     /* argv, NULL-terminated; NULL when unset */
+	char **xserver_args; /* NULL-terminated, never NULL */
+	size_t n_xserver_args;
+
+	unsigned mode_width, mode_height; /* 0 when unset */
+	char *xorg_conf;    /* NULL when unset */
+
+	struct seat_policy policy;
+
+	/* Where each setting was written (0: not in this seat's own section). */
+	int outputs_line, inputs_line, user_line, display_line, session_line;
+	int xserver_args_line, xorg_conf_line;
+};
+
+struct seatmap {
+	char *path;
+
+	enum lessor_kind lessor;
+	char *display;      /* x11: the primary X server, e.g. ":0" */
+	char *xauthority;   /* x11: NULL means none */
+	char *card;         /* drm */
+	char *xserver;
+	char *runtime_dir;
+	int lessor_line, display_line, card_line, xserver_line;
+
+	struct seat_config *seats;
+	size_t n_seats;
+};
+
+/* What the environment supplies that the file may leave out. */
+struct seatmap_env {
+	const char *display;    /* $DISPLAY */
+	const char *xauthority; /* $XAUTHORITY */
+	/* Check users, the X server binary and file ownership against this
+	 * system (check and run do; unit tests of pure parsing may not). */
+	bool system_checks;
+	bool as_root;           /* apply sshd-StrictModes ownership rules */
+};
+
+/*
+ * Parses and validates path. Returns a seatmap (possibly partial) and appends
+ * every problem to diags; the map is usable only if diag_errors(diags) == 0.
+ * Returns NULL only when the file could not be read at all.
+ */
+struct seatmap *seatmap_load(const char *path, const struct seatmap_env *env,
+		struct diag_list *diags);
+
+/* The same, on text already in memory; name is used in diagnostics. */
+struct seatmap *seatmap_load_buffer(const char *name, const char *text, size_t len,
+		const struct seatmap_env *env, struct diag_list *diags);
+
+void seatmap_free(struct seatmap *map);
+
+struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *name);
+
+const char *restart_policy_name(enum restart_policy policy);
+const char *lessor_kind_name(enum lessor_kind kind);
+
+#endif

@@ -1,0 +1,231 @@
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "interpret.h"
+
+/* Auto-assigned seat displays start here, clear of the usual :0 and :1. */
+#define FIRST_AUTO_DISPLAY 10
+
+/* Where a session's program is looked up when its path is not absolute. */
+#define SESSION_PATH "/usr/local/bin:/usr/bin:/bin"
+
+__attribute__((format(printf, 5, 6)))
+static void report(struct diag_list *diags, enum diag_level level, const struct seatmap *map,
+		int line, const char *fmt, ...) {
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	diag_add(diags, level, map->path, line, "%s", buf);
+}
+
+#define error(...) report(diags, DIAG_ERROR, map, __VA_ARGS__)
+#define warning(...) report(diags, DIAG_WARNING, map, __VA_ARGS__)
+
+static int line_or(int line, int fallback) {
+	return line > 0 ? line : fallback;
+}
+
+/* The display number of a local display string (":0", "unix:0.0"), or -1. */
+static int local_display_number(const char *display) {
+	if (display == NULL) {
+		return -1;
+	}
+	const char *colon = strrchr(display, ':');
+	if (colon == NULL || !(colon == display || strncmp(display, "unix:", 5) == 0)) {
+		return -1;
+	}
+	char *end;
+	long n = strtol(colon + 1, &end, 10);
+	return end != colon + 1 && (*end == '\0' || *end == '.') ? (int)n : -1;
+}
+
+static void check_required(struct seatmap *map, struct diag_list *diags) {
+	for (size_t i = 0; i < map->n_seats; i++) {
+		struct seat_config *s = &map->seats[i];
+		if (s->n_outputs == 0 && s->outputs_line == 0) {
+			error(s->line, "seat %s has no outputs; add e.g. 'outputs = HDMI-1', naming "
+					"outputs as %s shows them", s->name, map->lessor == LESSOR_X11
+					? "xrandr on the primary X server" : "/sys/class/drm/card0-*");
+		}
+		if (s->user == NULL && s->user_line == 0) {
+			error(s->line, "seat %s has no user; add 'user = NAME', an ordinary account "
+					"that runs the seat's X server and session", s->name);
+		}
+		if (s->n_inputs == 0 && s->inputs_line == 0) {
+			warning(s->line, "seat %s has no inputs: its X server will have no keyboard "
+					"or mouse; add 'inputs = ...' ('seatd-lease identify' shows what to "
+					"write)", s->name);
+		}
+	}
+}
+
+static void check_shared(struct seatmap *map, struct diag_list *diags) {
+	for (size_t j = 0; j < map->n_seats; j++) {
+		struct seat_config *b = &map->seats[j];
+		for (size_t i = 0; i < j; i++) {
+			struct seat_config *a = &map->seats[i];
+			for (size_t x = 0; x < b->n_outputs; x++) {
+				for (size_t y = 0; y < a->n_outputs; y++) {
+					if (strcmp(b->outputs[x], a->outputs[y]) == 0) {
+						error(line_or(b->outputs_line, b->line), "output %s "
+								"is already seat %s's (line %d); an output "
+								"belongs to one seat", b->outputs[x], a->name,
+								line_or(a->outputs_line, a->line));
+						break;
+					}
+				}
+			}
+			for (size_t x = 0; x < b->n_inputs; x++) {
+				for (size_t y = 0; y < a->n_inputs; y++) {
+					if (!input_match_equal(&b->inputs[x], &a->inputs[y])) {
+						continue;
+					}
+					char *text = input_match_format(&b->inputs[x]);
+					error(b->inputs[x].line, "input %s is already in seat %s's "
+							"inputs (line %d); a device belongs to one seat",
+							text, a->name, a->inputs[y].line);
+					free(text);
+					break;
+				}
+			}
+		}
+	}
+}
+
+static void assign_displays(struct seatmap *map, struct diag_list *diags) {
+	int primary = map->lessor == LESSOR_X11 ? local_display_number(map->display) : -1;
+	for (size_t j = 0; j < map->n_seats; j++) {
+		struct seat_config *b = &map->seats[j];
+		if (b->display_auto) {
+			continue;
+		}
+		if (b->display == primary) {
+			error(b->display_line, "display :%d is the primary X server's; pick another, "
+					"or leave display out to get one from :%d up", b->display,
+					FIRST_AUTO_DISPLAY);
+		}
+		for (size_t i = 0; i < j; i++) {
+			struct seat_config *a = &map->seats[i];
+			if (!a->display_auto && a->display == b->display) {
+				error(b->display_line, "display :%d is already seat %s's (line %d); "
+						"pick another, or leave display out to get a free one",
+						b->display, a->name, a->display_line);
+			}
+		}
+	}
+	int next = FIRST_AUTO_DISPLAY;
+	for (size_t j = 0; j < map->n_seats; j++) {
+		struct seat_config *s = &map->seats[j];
+		if (!s->display_auto) {
+			continue;
+		}
+		for (bool taken = true; taken; next++) {
+			taken = next == primary;
+			for (size_t i = 0; i < map->n_seats && !taken; i++) {
+				taken = !map->seats[i].display_auto && map->seats[i].display == next;
+			}
+			if (!taken) {
+				s->display = next;
+			}
+		}
+	}
+}
+
+static void check_lessor(struct seatmap *map, struct diag_list *diags) {
+	if (map->lessor == LESSOR_X11 && map->display == NULL) {
+		error(map->lessor_line, "the x11 lessor needs the primary X server: set "
+				"'display = :0' in [general] (or run with $DISPLAY set)");
+	}
+}
+
+static void check_xserver(struct seatmap *map, struct diag_list *diags) {
+	struct stat st;
+	int line = map->xserver_line;
+	if (stat(map->xserver, &st) != 0) {
+		error(line, "X server %s: %s; install xserver-xorg-core or set "
+				"'xserver = /usr/lib/xorg/Xorg' in [general]", map->xserver, strerror(errno));
+	} else if (!S_ISREG(st.st_mode) || access(map->xserver, X_OK) != 0) {
+		error(line, "X server %s is not an executable file; set 'xserver =' to the "
+				"Xorg binary (usually /usr/lib/xorg/Xorg)", map->xserver);
+	} else if (st.st_mode & (S_ISUID | S_ISGID)) {
+		error(line, "X server %s is set%cid: Xorg refuses -masterfd then; use the "
+				"server binary itself, /usr/lib/xorg/Xorg, not the /usr/bin/Xorg wrapper",
+				map->xserver, st.st_mode & S_ISUID ? 'u' : 'g');
+	}
+}
+
+static bool find_in_path(const char *name) {
+	char path[4096];
+	const char *dir = SESSION_PATH;
+	while (*dir != '\0') {
+		size_t len = strcspn(dir, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)len, dir, name);
+		if (access(path, X_OK) == 0) {
+			return true;
+		}
+		dir += len + (dir[len] == ':');
+	}
+	return false;
+}
+
+static void check_seat_system(struct seatmap *map, struct seat_config *s,
+		struct diag_list *diags) {
+	if (s->user != NULL) {
+		errno = 0;
+		struct passwd *pw = getpwnam(s->user);
+		if (pw == NULL) {
+			error(line_or(s->user_line, s->line), "user %s does not exist; create it "
+					"(adduser --disabled-password %s) or correct the name", s->user,
+					s->user);
+		} else if (pw->pw_uid == 0) {
+			error(line_or(s->user_line, s->line), "user %s has uid 0: a seat must not run "
+					"as root; name an ordinary user", s->user);
+		}
+	}
+	if (s->session != NULL) {
+		const char *prog = s->session[0];
+		int line = line_or(s->session_line, s->line);
+		if (prog[0] != '/') {
+			if (!find_in_path(prog)) {
+				error(line, "session: %s is not found in " SESSION_PATH "; install it "
+						"or give the program's full path", prog);
+			}
+		} else if (access(prog, F_OK) != 0) {
+			error(line, "session: %s does not exist; install it or correct the path", prog);
+		} else if (access(prog, X_OK) != 0) {
+			error(line, "session: %s is not executable; give a program, or make it "
+					"executable (chmod +x)", prog);
+		}
+	}
+	if (s->xorg_conf != NULL && access(s->xorg_conf, R_OK) != 0) {
+		error(line_or(s->xorg_conf_line, s->line), "xorg_conf %s: %s; give a readable "
+				"xorg.conf snippet or remove the line", s->xorg_conf, strerror(errno));
+	}
+}
+
+void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
+		struct diag_list *diags) {
+	if (map->n_seats == 0) {
+		error(0, "no seats: add a [seat:NAME] section with outputs and user "
+				"(see seats.ini.example)");
+	}
+	check_lessor(map, diags);
+	check_required(map, diags);
+	check_shared(map, diags);
+	assign_displays(map, diags);
+	if (!env->system_checks) {
+		return;
+	}
+	check_xserver(map, diags);
+	for (size_t i = 0; i < map->n_seats; i++) {
+		check_seat_system(map, &map->seats[i], diags);
+	}
+}

@@ -1,0 +1,221 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "values.h"
+
+__attribute__((format(printf, 3, 4)))
+static bool fail(char *err, size_t errlen, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void strv_free(char **words) {
+	if (words == NULL) {
+		return;
+	}
+	for (char **w = words; *w != NULL; w++) {
+		free(*w);
+	}
+	free(words);
+}
+
+bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen) {
+	size_t len = strlen(text);
+	/* Every word is shorter than the text, and there are at most len/2+1 words. */
+	char **out = calloc(len / 2 + 2, sizeof(*out));
+	char *buf = malloc(len + 1);
+	if (out == NULL || buf == NULL) {
+		abort();
+	}
+	size_t count = 0;
+	const char *p = text;
+	for (;;) {
+		while (*p == ' ' || *p == '\t') {
+			p++;
+		}
+		if (*p == '\0') {
+			break;
+		}
+		size_t blen = 0;
+		char quote = 0;
+		for (; *p != '\0'; p++) {
+			if (quote == '\'') {
+				if (*p == '\'') {
+					quote = 0;
+				} else {
+					buf[blen++] = *p;
+				}
+			} else if (*p == '\\' && p[1] != '\0') {
+				buf[blen++] = *++p;
+			} else if (quote == '"') {
+				if (*p == '"') {
+					quote = 0;
+				} else {
+					buf[blen++] = *p;
+				}
+			} else if (*p == '"' || *p == '\'') {
+				quote = *p;
+			} else if (*p == ' ' || *p == '\t') {
+				break;
+			} else {
+				buf[blen++] = *p;
+			}
+		}
+		if (quote != 0) {
+			free(buf);
+			strv_free(out);
+			return fail(err, errlen, "unterminated %c quote; close it with a matching %c",
+					quote, quote);
+		}
+		buf[blen] = '\0';
+		out[count] = strdup(buf);
+		if (out[count] == NULL) {
+			abort();
+		}
+		count++;
+	}
+	free(buf);
+	*words = out;
+	*n = count;
+	return true;
+}
+
+bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen) {
+	static const struct {
+		const char *suffix;
+		uint64_t ms;
+	} units[] = {
+		{"ms", 1}, {"s", 1000}, {"sec", 1000}, {"min", 60000}, {"m", 60000},
+		{"h", 3600000}, {"", 1000},
+	};
+	const char *p = text;
+	if (!isdigit((unsigned char)*p)) {
+		return fail(err, errlen, "'%s' is not a duration; write a number with a unit, "
+				"e.g. 500ms, 2s, 1min or 1h", text);
+	}
+	errno = 0;
+	char *end;
+	unsigned long long value = strtoull(p, &end, 10);
+	uint64_t frac_ms = 0, frac_div = 1;
+	const char *frac = NULL;
+	if (*end == '.') {
+		frac = end + 1;
+		end = (char *)frac;
+		while (isdigit((unsigned char)*end)) {
+			if (frac_div < 1000000) {
+				frac_ms = frac_ms * 10 + (uint64_t)(*end - '0');
+				frac_div *= 10;
+			}
+			end++;
+		}
+		if (end == frac) {
+			return fail(err, errlen, "'%s' is not a duration; write e.g. 1.5s", text);
+		}
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix) != 0) {
+			continue;
+		}
+		/* A day is plenty for any back-off or window; larger is a typo. */
+		if (errno == ERANGE || value > 86400000ULL / units[i].ms) {
+			return fail(err, errlen, "duration '%s' is too long; at most 24h", text);
+		}
+		*ms = value * units[i].ms + frac_ms * units[i].ms / frac_div;
+		return true;
+	}
+	return fail(err, errlen, "unknown unit in duration '%s'; use ms, s, min or h (e.g. 2s)", text);
+}
+
+bool parse_display(const char *text, int *display, char *err, size_t errlen) {
+	if (text[0] != ':' || !isdigit((unsigned char)text[1])) {
+		return fail(err, errlen, "'%s' is not a local display; write a colon and a number, "
+				"e.g. :11", text);
+	}
+	char *end;
+	errno = 0;
+	long n = strtol(text + 1, &end, 10);
+	if (*end == '.') {
+		/* :11.0 names a screen; a seat is a whole display. */
+		return fail(err, errlen, "'%s' names a screen; write the display alone, e.g. :%ld",
+				text, n);
+	}
+	if (*end != '\0' || errno == ERANGE || n > 65535) {
+		return fail(err, errlen, "'%s' is not a display number; write e.g. :11", text);
+	}
+	*display = (int)n;
+	return true;
+}
+
+bool parse_start_limit(const char *text, unsigned *burst, uint64_t *interval_ms,
+		char *err, size_t errlen) {
+	const char *slash = strchr(text, '/');
+	char *end;
+	if (slash == NULL || !isdigit((unsigned char)text[0])) {
+		return fail(err, errlen, "'%s' is not a start limit; write STARTS/INTERVAL, e.g. 5/60s",
+				text);
+	}
+	errno = 0;
+	unsigned long n = strtoul(text, &end, 10);
+	if (end != slash || errno == ERANGE || n == 0 || n > 1000) {
+		return fail(err, errlen, "'%s': the number of starts must be 1 to 1000, e.g. 5/60s",
+				text);
+	}
+	char sub[128];
+	if (!parse_duration(slash + 1, interval_ms, sub, sizeof(sub))) {
+		return fail(err, errlen, "'%s': %s", text, sub);
+	}
+	if (*interval_ms == 0) {
+		return fail(err, errlen, "'%s': the interval must be longer than 0, e.g. 5/60s", text);
+	}
+	*burst = (unsigned)n;
+	return true;
+}
+
+bool parse_restart_policy(const char *text, enum restart_policy *policy, char *err, size_t errlen) {
+	static const char *const names[] = {"on-failure", "always", "never"};
+	static const enum restart_policy values[] = {RESTART_ON_FAILURE, RESTART_ALWAYS,
+		RESTART_NEVER};
+	for (size_t i = 0; i < 3; i++) {
+		if (strcmp(text, names[i]) == 0) {
+			*policy = values[i];
+			return true;
+		}
+	}
+	return fail(err, errlen, "unknown restart policy '%s'; use always, on-failure or never", text);
+}
+
+bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, size_t errlen) {
+	char *end = (char *)text;
+	errno = 0;
+	unsigned long w = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+	if (w == 0 || (*end != 'x' && *end != 'X')) {
+		return fail(err, errlen, "'%s' is not a mode; write WIDTHxHEIGHT, e.g. 1920x1080", text);
+	}
+	const char *h = end + 1;
+	unsigned long hh = isdigit((unsigned char)h[0]) ? strtoul(h, &end, 10) : 0;
+	if (hh == 0 || *end != '\0' || errno == ERANGE || w > 16384 || hh > 16384) {
+		return fail(err, errlen, "'%s' is not a mode; write WIDTHxHEIGHT, e.g. 1920x1080", text);
+	}
+	*width = (unsigned)w;
+	*height = (unsigned)hh;
+	return true;
+}
+
+void format_duration(uint64_t ms, char *buf, size_t len) {
+	if (ms % 3600000 == 0 && ms > 0) {
+		snprintf(buf, len, "%lluh", (unsigned long long)(ms / 3600000));
+	} else if (ms % 60000 == 0 && ms > 0) {
+		snprintf(buf, len, "%llumin", (unsigned long long)(ms / 60000));
+	} else if (ms % 1000 == 0) {
+		snprintf(buf, len, "%llus", (unsigned long long)(ms / 1000));
+	} else {
+		snprintf(buf, len, "%llums", (unsigned long long)ms);
+	}
+}

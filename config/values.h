@@ -1,0 +1,34 @@
+#ifndef SEATD_LEASE_VALUES_H
+#define SEATD_LEASE_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seatmap.h"
+
+/*
+ * The value syntaxes of the seat map. Each parser returns false and writes
+ * what is wrong, and what to write instead, to err.
+ */
+
+/* Words separated by blanks; "double" or 'single' quotes keep blanks; a
+ * backslash escapes the next character outside single quotes. */
+bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen);
+void strv_free(char **words);
+
+/* 1500ms, 2s, 1min, 1h, or a bare number of seconds. */
+bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen);
+/* :N with N in 0..65535 (no host part: seats are local displays). */
+bool parse_display(const char *text, int *display, char *err, size_t errlen);
+/* BURST/INTERVAL, e.g. 5/60s. */
+bool parse_start_limit(const char *text, unsigned *burst, uint64_t *interval_ms,
+		char *err, size_t errlen);
+bool parse_restart_policy(const char *text, enum restart_policy *policy, char *err, size_t errlen);
+/* WIDTHxHEIGHT */
+bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, size_t errlen);
+
+/* "1.5s" style, for messages and summaries. */
+void format_duration(uint64_t ms, char *buf, size_t len);
+
+#endif

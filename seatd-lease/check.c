@@ -1,0 +1,65 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "values.h"
+
+struct seatmap *load_seatmap_or_report(const char *path) {
+	struct seatmap_env env = {
+		.display = getenv("DISPLAY"),
+		.xauthority = getenv("XAUTHORITY"),
+		.system_checks = true,
+		.as_root = geteuid() == 0,
+	};
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load(path, &env, &diags);
+	diag_print(&diags, stderr);
+	size_t errors = diag_errors(&diags);
+	diag_list_finish(&diags);
+	if (errors > 0) {
+		fprintf(stderr, "%s: %zu error%s; nothing was started\n", path, errors,
+				errors == 1 ? "" : "s");
+		seatmap_free(map);
+		return NULL;
+	}
+	return map;
+}
+
+static void print_seat(const struct seat_config *s) {
+	printf("seat %s: outputs", s->name);
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		printf(" %s", s->outputs[i]);
+	}
+	printf(", display :%d%s, user %s, %zu input match%s", s->display,
+			s->display_auto ? " (auto)" : "", s->user, s->n_inputs,
+			s->n_inputs == 1 ? "" : "es");
+	if (s->session != NULL) {
+		printf(", session %s", s->session[0]);
+	}
+	char delay[32], max[32], window[32];
+	format_duration(s->policy.restart_delay_ms, delay, sizeof(delay));
+	format_duration(s->policy.restart_delay_max_ms, max, sizeof(max));
+	format_duration(s->policy.start_limit_interval_ms, window, sizeof(window));
+	printf(", restart %s (%s..%s, limit %u/%s)\n", restart_policy_name(s->policy.restart),
+			delay, max, s->policy.start_limit_burst, window);
+}
+
+int cmd_check(const char *path) {
+	struct seatmap *map = load_seatmap_or_report(path);
+	if (map == NULL) {
+		return 1;
+	}
+	if (map->lessor == LESSOR_X11) {
+		printf("%s: %zu seat%s, leased from the X server on %s\n", path, map->n_seats,
+				map->n_seats == 1 ? "" : "s", map->display);
+	} else {
+		printf("%s: %zu seat%s, leased from %s\n", path, map->n_seats,
+				map->n_seats == 1 ? "" : "s", map->card);
+	}
+	for (size_t i = 0; i < map->n_seats; i++) {
+		print_seat(&map->seats[i]);
+	}
+	seatmap_free(map);
+	return 0;
+}

@@ -1,0 +1,119 @@
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "log.h"
+
+#define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
+
+enum {
+	EXIT_USAGE = 2,
+};
+
+static void usage(FILE *out) {
+	fprintf(out,
+		"Usage: seatd-lease [OPTIONS] [COMMAND]\n"
+		"\n"
+		"Turns the outputs of one graphics card into independent X11 seats, each on\n"
+		"a DRM lease with its own unprivileged X server, input devices and user.\n"
+		"\n"
+		"Commands:\n"
+		"  run            supervise every seat of the seat map (the default)\n"
+		"  seat NAME      run one seat in the foreground, without restarts\n"
+		"  check [FILE]   validate the seat map and summarise its seats\n"
+		"  status         show the seats of the running daemon\n"
+		"\n"
+		"Options:\n"
+		"  -c, --config FILE  the seat map (default " DEFAULT_CONFIG ")\n"
+		"  -v, --verbose      log more (twice for debug)\n"
+		"  -h, --help         show this help\n"
+		"      --version      show the version\n"
+		"\n"
+		"See seatd-lease(8) and seats.ini(5).\n");
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "seatd-lease: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'seatd-lease --help'.\n");
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+static int not_implemented(const char *command) {
+	log_error("seatd-lease: '%s' is not implemented yet in this version", command);
+	return 1;
+}
+
+int main(int argc, char *argv[]) {
+	static const struct option options[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	const char *config = DEFAULT_CONFIG;
+	bool config_given = false;
+	int verbosity = 0;
+	int opt;
+	/* '+': options stop at the command, whose own arguments follow it. */
+	while ((opt = getopt_long(argc, argv, "+c:vh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config = optarg;
+			config_given = true;
+			break;
+		case 'v':
+			verbosity++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("seatd-lease %s\n", SEATD_LEASE_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'seatd-lease --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	log_set_level(verbosity >= 2 ? LOG_LEVEL_DEBUG : verbosity == 1 ? LOG_LEVEL_INFO
+			: LOG_LEVEL_NOTICE);
+
+	const char *command = optind < argc ? argv[optind++] : "run";
+	int nargs = argc - optind;
+	char **args = argv + optind;
+	if (strcmp(command, "check") == 0) {
+		if (nargs > 1) {
+			return usage_error("check takes at most one FILE, got '%s'", args[1]);
+		}
+		if (nargs == 1 && config_given) {
+			return usage_error("give the seat map once: --config or '%s', not both", args[0]);
+		}
+		return cmd_check(nargs == 1 ? args[0] : config);
+	} else if (strcmp(command, "run") == 0) {
+		if (nargs > 0) {
+			return usage_error("run takes no arguments, got '%s'", args[0]);
+		}
+		return not_implemented("run");
+	} else if (strcmp(command, "seat") == 0) {
+		if (nargs != 1) {
+			return usage_error("seat takes exactly one seat NAME");
+		}
+		return not_implemented("seat");
+	} else if (strcmp(command, "status") == 0) {
+		if (nargs > 0) {
+			return usage_error("status takes no arguments, got '%s'", args[0]);
+		}
+		return not_implemented("status");
+	}
+	return usage_error("unknown command '%s'", command);
+}

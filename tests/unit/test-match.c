@@ -1,0 +1,118 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "match.h"
+
+static struct input_match parse(const char *word) {
+	struct input_match m;
+	char err[512];
+	if (!input_match_parse(word, &m, err, sizeof(err))) {
+		fail_msg("%s: %s", word, err);
+	}
+	return m;
+}
+
+static bool refused(const char *word) {
+	struct input_match m;
+	char err[512] = "";
+	bool ok = input_match_parse(word, &m, err, sizeof(err));
+	if (ok) {
+		input_match_finish(&m);
+	}
+	return !ok && err[0] != '\0';
+}
+
+static const struct input_device keyboard = {
+	.id_path = "pci-0000:00:14.0-usb-0:1.2:1.0",
+	.syspath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1.2/1-1.2:1.0/0003:046D:C31C.0001/input/input5/event5",
+	.name = "Logitech USB Keyboard",
+	.vendor = 0x046d,
+	.product = 0xc31c,
+	.devnode = "/dev/input/event5",
+	.devlinks = (const char *const[]){"/dev/input/by-id/usb-Logitech_USB_Keyboard-event-kbd", NULL},
+};
+
+static bool matches(const char *word, const struct input_device *dev) {
+	struct input_match m = parse(word);
+	bool r = input_match_test(&m, dev);
+	input_match_finish(&m);
+	return r;
+}
+
+static void path_matches(void **state) {
+	assert_true(matches("path:pci-0000:00:14.0-usb-0:1.*", &keyboard));
+	/* No prefix means path. */
+	assert_true(matches("pci-0000:00:14.0-usb-0:1.2:1.0", &keyboard));
+	assert_false(matches("path:pci-0000:00:14.0-usb-0:2.*", &keyboard));
+	struct input_device none = {0};
+	assert_false(matches("path:*", &none));
+}
+
+static void sysfs_matches(void **state) {
+	assert_true(matches("sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1", &keyboard));
+	assert_true(matches("sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/", &keyboard));
+	/* A port prefix must not take the devices of a longer port number. */
+	struct input_device other = keyboard;
+	other.syspath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-10/1-10:1.0/input/input9/event9";
+	assert_false(matches("sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1", &other));
+}
+
+static void name_usb_node_matches(void **state) {
+	assert_true(matches("name:Logitech*", &keyboard));
+	/* Words arrive unquoted: split_words() took the quotes off. */
+	assert_true(matches("name:Logitech USB Keyboard", &keyboard));
+	assert_false(matches("name:Logitech", &keyboard));
+	assert_true(matches("usb:046d:c31c", &keyboard));
+	assert_true(matches("usb:046D:C31C", &keyboard));
+	assert_false(matches("usb:046d:c31d", &keyboard));
+	assert_true(matches("node:/dev/input/event5", &keyboard));
+	assert_true(matches("node:/dev/input/by-id/usb-Logitech_USB_Keyboard-event-kbd", &keyboard));
+	assert_false(matches("node:/dev/input/event50", &keyboard));
+}
+
+static void bad_matches(void **state) {
+	assert_true(refused("nmae:foo"));
+	assert_true(refused("usbb:046d:c31c"));
+	assert_true(refused("usb:46d:c31c"));
+	assert_true(refused("usb:046d:c31"));
+	assert_true(refused("usb:046d-c31c"));
+	assert_true(refused("usb:046g:c31c"));
+	assert_true(refused("sysfs:devices/x"));
+	assert_true(refused("node:event5"));
+	assert_true(refused("name:"));
+	assert_true(refused("path:"));
+}
+
+static void format_and_equal(void **state) {
+	struct input_match a = parse("name:Logitech USB Keyboard");
+	char *text = input_match_format(&a);
+	assert_string_equal(text, "name:\"Logitech USB Keyboard\"");
+	free(text);
+	struct input_match b = parse("usb:046D:C31C");
+	struct input_match c = parse("usb:046d:c31c");
+	assert_true(input_match_equal(&b, &c));
+	assert_false(input_match_equal(&a, &b));
+	struct input_match d = parse("pci-0000:00:06.0");
+	text = input_match_format(&d);
+	assert_string_equal(text, "path:pci-0000:00:06.0");
+	free(text);
+	input_match_finish(&a);
+	input_match_finish(&b);
+	input_match_finish(&c);
+	input_match_finish(&d);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(path_matches),
+		cmocka_unit_test(sysfs_matches),
+		cmocka_unit_test(name_usb_node_matches),
+		cmocka_unit_test(bad_matches),
+		cmocka_unit_test(format_and_equal),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

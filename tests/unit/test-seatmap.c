@@ -1,0 +1,200 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "seatmap.h"
+
+static const struct seatmap_env pure = {.display = ":0"};
+
+/* Loads text that must be valid; fails the test with every problem if not. */
+static struct seatmap *load_ok(const char *text) {
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &pure, &diags);
+	if (diag_errors(&diags) > 0) {
+		diag_print(&diags, stderr);
+		fail_msg("unexpected errors");
+	}
+	diag_list_finish(&diags);
+	return map;
+}
+
+/* Loads text that must be refused; returns the number of errors. */
+static size_t load_errors(const char *text, const char *want_substring) {
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &pure, &diags);
+	size_t n = diag_errors(&diags);
+	bool found = want_substring == NULL;
+	for (size_t i = 0; i < diags.len && !found; i++) {
+		found |= strstr(diags.items[i].message, want_substring) != NULL;
+	}
+	if (!found) {
+		diag_print(&diags, stderr);
+		fail_msg("no error mentions '%s'", want_substring);
+	}
+	diag_list_finish(&diags);
+	seatmap_free(map);
+	return n;
+}
+
+static void defaults_and_inheritance(void **state) {
+	struct seatmap *map = load_ok(
+		"[general]\n"
+		"restart = never\n"
+		"restart_delay = 2s\n"
+		"[seat:*]\n"
+		"user = lab\n"
+		"session = /usr/bin/xterm -e top\n"
+		"restart = always\n"
+		"[seat:a]\n"
+		"outputs = HDMI-1\n"
+		"[seat:b]\n"
+		"outputs = DP-1 DP-2\n"
+		"user = other\n"
+		"restart = on-failure\n"
+		"start_limit = 3/10s\n");
+	assert_int_equal(map->lessor, LESSOR_X11);
+	assert_string_equal(map->display, ":0");
+	assert_string_equal(map->xserver, "/usr/lib/xorg/Xorg");
+	assert_string_equal(map->runtime_dir, "/run/seatd-lease");
+	assert_int_equal(map->n_seats, 2);
+	struct seat_config *a = seatmap_find_seat(map, "a"), *b = seatmap_find_seat(map, "b");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_string_equal(a->user, "lab");
+	assert_string_equal(a->session[0], "/usr/bin/xterm");
+	assert_string_equal(a->session[2], "top");
+	assert_int_equal(a->policy.restart, RESTART_ALWAYS);
+	assert_int_equal(a->policy.restart_delay_ms, 2000);
+	assert_int_equal(a->policy.restart_delay_max_ms, 30000);
+	assert_int_equal(a->policy.start_limit_burst, 5);
+	assert_string_equal(b->user, "other");
+	assert_int_equal(b->n_outputs, 2);
+	assert_string_equal(b->outputs[1], "DP-2");
+	assert_int_equal(b->policy.restart, RESTART_ON_FAILURE);
+	assert_int_equal(b->policy.start_limit_burst, 3);
+	assert_int_equal(b->policy.start_limit_interval_ms, 10000);
+	assert_null(seatmap_find_seat(map, "*"));
+	seatmap_free(map);
+}
+
+static void auto_displays_skip_taken_ones(void **state) {
+	struct seatmap *map = load_ok(
+		"[general]\ndisplay = :10\n"
+		"[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\ndisplay = :11\n"
+		"[seat:c]\noutputs = C\nuser = u\n");
+	assert_int_equal(seatmap_find_seat(map, "a")->display, 12);
+	assert_true(seatmap_find_seat(map, "a")->display_auto);
+	assert_int_equal(seatmap_find_seat(map, "b")->display, 11);
+	assert_false(seatmap_find_seat(map, "b")->display_auto);
+	assert_int_equal(seatmap_find_seat(map, "c")->display, 13);
+	seatmap_free(map);
+}
+
+static void comments_quotes_and_continuations(void **state) {
+	struct seatmap *map = load_ok(
+		"; a comment\n"
+		"# another\n"
+		"[general]   # trailing comment\n"
+		"lessor = drm ; inline\n"
+		"card = /dev/dri/card1\n"
+		"[seat:a]\n"
+		"    outputs = Virtual-2    # indented keys are keys, not continuations\n"
+		"inputs = name:\"Keyboard \\#2\" usb:046d:c31c\n"
+		"    path:pci-0000:00:06.0\n"
+		"\n"
+		"    sysfs:/sys/devices/x\n"
+		"user = u\n"
+		"xserver_args = -dpi 96 \"-br\"\n");
+	assert_int_equal(map->lessor, LESSOR_DRM);
+	assert_string_equal(map->card, "/dev/dri/card1");
+	struct seat_config *a = &map->seats[0];
+	assert_int_equal(a->n_outputs, 1);
+	assert_string_equal(a->outputs[0], "Virtual-2");
+	assert_int_equal(a->n_inputs, 4);
+	assert_int_equal(a->inputs[0].kind, MATCH_NAME);
+	assert_string_equal(a->inputs[0].pattern, "Keyboard #2");
+	assert_int_equal(a->inputs[2].kind, MATCH_PATH);
+	assert_int_equal(a->inputs[3].kind, MATCH_SYSFS);
+	assert_int_equal(a->n_xserver_args, 3);
+	assert_string_equal(a->xserver_args[2], "-br");
+	seatmap_free(map);
+}
+
+/* inih (as Debian builds it) reads at most 199 bytes a line: longer values
+ * must still arrive whole, with their line number. */
+static void long_lines_arrive_whole(void **state) {
+	char text[8192];
+	int n = snprintf(text, sizeof(text), "[general]\ndisplay = :0\n[seat:a]\noutputs = A\n"
+			"user = u\ninputs =");
+	for (int i = 0; i < 40; i++) {
+		n += snprintf(text + n, sizeof(text) - (size_t)n, " path:pci-0000:00:%02x.0-usb-0:%d.*",
+				i, i);
+	}
+	n += snprintf(text + n, sizeof(text) - (size_t)n, " name:\"");
+	for (int i = 0; i < 120; i++) {
+		text[n++] = i % 10 == 9 ? ' ' : 'k';
+	}
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "\"\nsession = /bin/true\n");
+	assert_true(n > 1500);
+	struct seatmap *map = load_ok(text);
+	struct seat_config *a = &map->seats[0];
+	assert_int_equal(a->n_inputs, 41);
+	assert_string_equal(a->inputs[39].pattern, "pci-0000:00:27.0-usb-0:39.*");
+	assert_int_equal(strlen(a->inputs[40].pattern), 120);
+	assert_int_equal(a->inputs[40].line, 6);
+	assert_int_equal(a->session_line, 7);
+	seatmap_free(map);
+}
+
+static void every_problem_is_reported(void **state) {
+	/* Four independent problems: four errors, not just the first. */
+	size_t n = load_errors(
+		"[general]\nrestart = sometimes\n"
+		"[seat:a]\noutputs = A\nuser = root\n"
+		"[seat:b]\noutputs = A\nuser = u\nbogus = 1\n", NULL);
+	assert_int_equal(n, 4);
+	assert_int_equal(load_errors("[seat:a]\noutputs = A\nuser = u\n[seat:a]\n", "defined twice"), 1);
+	assert_int_equal(load_errors("[seat:a]\noutputz = A\nuser = u\n", "did you mean 'outputs'"), 2);
+	assert_int_equal(load_errors("[Seat:a]\noutputs = A\nuser = u\n", "did you mean [seat:a]"), 1);
+	assert_int_equal(load_errors("[general]\nlessor = drm\ndisplay = :0\n[seat:a]\noutputs = A\n"
+			"user = u\ndisplay = :0\n", NULL), 0);
+}
+
+static void hostile_text(void **state) {
+	/* Not a crash, and a bounded number of errors, whatever the bytes. */
+	char buf[4096];
+	unsigned seed = 12345;
+	for (int round = 0; round < 200; round++) {
+		size_t len = (size_t)(seed % sizeof(buf));
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245 + 12345;
+			/* Mostly printable, with INI punctuation over-represented. */
+			static const char alphabet[] = "[]=:;#\"'\\ \t\nab*-_0";
+			buf[i] = (seed >> 16) % 4 == 0 ? (char)(seed >> 8)
+				: alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+		}
+		struct diag_list diags = {0};
+		struct seatmap *map = seatmap_load_buffer("fuzz.ini", buf, len, &pure, &diags);
+		assert_true(diags.len < 4096);
+		seatmap_free(map);
+		diag_list_finish(&diags);
+	}
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_and_inheritance),
+		cmocka_unit_test(auto_displays_skip_taken_ones),
+		cmocka_unit_test(comments_quotes_and_continuations),
+		cmocka_unit_test(long_lines_arrive_whole),
+		cmocka_unit_test(every_problem_is_reported),
+		cmocka_unit_test(hostile_text),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,112 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "values.h"
+
+static void durations(void **state) {
+	char err[256];
+	uint64_t ms;
+	assert_true(parse_duration("1s", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 1000);
+	assert_true(parse_duration("1500ms", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 1500);
+	assert_true(parse_duration("1.5s", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 1500);
+	assert_true(parse_duration("2min", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 120000);
+	assert_true(parse_duration("1h", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 3600000);
+	assert_true(parse_duration("30", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 30000);
+	assert_false(parse_duration("", &ms, err, sizeof(err)));
+	assert_false(parse_duration("-1s", &ms, err, sizeof(err)));
+	assert_false(parse_duration("1 s", &ms, err, sizeof(err)));
+	assert_false(parse_duration("1y", &ms, err, sizeof(err)));
+	assert_false(parse_duration("25h", &ms, err, sizeof(err)));
+	assert_false(parse_duration("99999999999999999999999s", &ms, err, sizeof(err)));
+	assert_false(parse_duration("1.s", &ms, err, sizeof(err)));
+}
+
+static void start_limits(void **state) {
+	char err[256];
+	unsigned burst;
+	uint64_t ms;
+	assert_true(parse_start_limit("5/60s", &burst, &ms, err, sizeof(err)));
+	assert_int_equal(burst, 5);
+	assert_int_equal(ms, 60000);
+	assert_false(parse_start_limit("0/60s", &burst, &ms, err, sizeof(err)));
+	assert_false(parse_start_limit("5", &burst, &ms, err, sizeof(err)));
+	assert_false(parse_start_limit("5/0s", &burst, &ms, err, sizeof(err)));
+	assert_false(parse_start_limit("/60s", &burst, &ms, err, sizeof(err)));
+	assert_false(parse_start_limit("5/x", &burst, &ms, err, sizeof(err)));
+}
+
+static void displays(void **state) {
+	char err[256];
+	int d;
+	assert_true(parse_display(":11", &d, err, sizeof(err)));
+	assert_int_equal(d, 11);
+	assert_false(parse_display("11", &d, err, sizeof(err)));
+	assert_false(parse_display(":11.0", &d, err, sizeof(err)));
+	assert_false(parse_display("host:11", &d, err, sizeof(err)));
+	assert_false(parse_display(":", &d, err, sizeof(err)));
+	assert_false(parse_display(":70000", &d, err, sizeof(err)));
+}
+
+static void policies_and_modes(void **state) {
+	char err[256];
+	enum restart_policy p;
+	assert_true(parse_restart_policy("always", &p, err, sizeof(err)));
+	assert_int_equal(p, RESTART_ALWAYS);
+	assert_true(parse_restart_policy("never", &p, err, sizeof(err)));
+	assert_int_equal(p, RESTART_NEVER);
+	assert_true(parse_restart_policy("on-failure", &p, err, sizeof(err)));
+	assert_int_equal(p, RESTART_ON_FAILURE);
+	assert_false(parse_restart_policy("Always", &p, err, sizeof(err)));
+	unsigned w, h;
+	assert_true(parse_mode("1920x1080", &w, &h, err, sizeof(err)));
+	assert_int_equal(w, 1920);
+	assert_int_equal(h, 1080);
+	assert_false(parse_mode("1920x", &w, &h, err, sizeof(err)));
+	assert_false(parse_mode("x1080", &w, &h, err, sizeof(err)));
+	assert_false(parse_mode("0x0", &w, &h, err, sizeof(err)));
+	assert_false(parse_mode("1920x1080@60", &w, &h, err, sizeof(err)));
+}
+
+static void words(void **state) {
+	char err[256];
+	char **w;
+	size_t n;
+	assert_true(split_words("  a \"b c\" 'd \"e' f\\ g \"h\\\"i\"  ", &w, &n, err, sizeof(err)));
+	assert_int_equal(n, 5);
+	assert_string_equal(w[0], "a");
+	assert_string_equal(w[1], "b c");
+	assert_string_equal(w[2], "d \"e");
+	assert_string_equal(w[3], "f g");
+	assert_string_equal(w[4], "h\"i");
+	assert_null(w[5]);
+	strv_free(w);
+	assert_true(split_words("name:\"Logitech K120\"", &w, &n, err, sizeof(err)));
+	assert_int_equal(n, 1);
+	assert_string_equal(w[0], "name:Logitech K120");
+	strv_free(w);
+	assert_true(split_words("", &w, &n, err, sizeof(err)));
+	assert_int_equal(n, 0);
+	strv_free(w);
+	assert_false(split_words("a \"b", &w, &n, err, sizeof(err)));
+	assert_false(split_words("a 'b", &w, &n, err, sizeof(err)));
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(durations),
+		cmocka_unit_test(start_limits),
+		cmocka_unit_test(displays),
+		cmocka_unit_test(policies_and_modes),
+		cmocka_unit_test(words),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
