@@ -1,0 +1,50 @@
+"""pytest glue for the VM rig: one guest per test module, and whenever a test
+fails, the guest's logs and every head's picture saved under
+$SEATD_LEASE_BUILD/vm/failures/<test>/, which the report names."""
+
+import os
+import re
+
+import pytest
+
+import rig
+
+_failure_dirs = []
+
+
+@pytest.fixture(scope="module")
+def guest(request):
+    """A guest for the whole module, booted with the module's RIG dict as
+    Rig's keyword arguments (heads, xorg, ...)."""
+    name = request.module.__name__.rpartition(".")[2]
+    with rig.Rig(name, **getattr(request.module, "RIG", {})) as g:
+        yield g
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    if not report.failed:
+        return
+    # Whichever fixture made the rig, the test holds it; a test whose rig did
+    # not boot holds none, and the rig that failed is the latest one.
+    rigs = [v for v in getattr(item, "funcargs", {}).values() if isinstance(v, rig.Rig)]
+    if not rigs and report.when == "setup" and rig.latest is not None:
+        rigs = [rig.latest]
+    if not rigs:
+        return
+    test = re.sub(r"[^\w.-]+", "-", item.nodeid.rpartition("/")[2])
+    if report.when != "call":
+        test += "-" + report.when
+    dest = os.path.join(rig.build_dir(), "vm", "failures", test)
+    for r in rigs:
+        r.collect(dest if len(rigs) == 1 else os.path.join(dest, r.name))
+    _failure_dirs.append(dest)
+    report.sections.append(("rig", "guest logs and head pictures: %s" % dest))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _failure_dirs:
+        terminalreporter.section("VM rig: guest logs and head pictures of failed tests")
+        for dest in _failure_dirs:
+            terminalreporter.write_line(dest)
