@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "log.h"
+#include "supervisor.h"
 
 #define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
 
@@ -103,12 +104,24 @@ int main(int argc, char *argv[]) {
 		if (nargs > 0) {
 			return usage_error("run takes no arguments, got '%s'", args[0]);
 		}
-		return not_implemented("run");
+		struct seatmap *map = load_seatmap_or_report(config);
+		if (map == NULL) {
+			return 1;
+		}
+		int status = supervisor_run(map);
+		seatmap_free(map);
+		return status;
 	} else if (strcmp(command, "seat") == 0) {
 		if (nargs != 1) {
 			return usage_error("seat takes exactly one seat NAME");
 		}
-		return not_implemented("seat");
+		struct seatmap *map = load_seatmap_or_report(config);
+		if (map == NULL) {
+			return 1;
+		}
+		int status = supervisor_run_seat(map, args[0]);
+		seatmap_free(map);
+		return status;
 	} else if (strcmp(command, "status") == 0) {
 		if (nargs > 0) {
 			return usage_error("status takes no arguments, got '%s'", args[0]);

@@ -1,0 +1,73 @@
+#ifndef SEATD_LEASE_LESSOR_H
+#define SEATD_LEASE_LESSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poller.h"
+#include "seatmap.h"
+
+/*
+ * Where leases come from. Two implementations share this interface:
+ * lease-x11.c (RandR 1.6 CreateLease from the running X server) and
+ * lease-drm.c (drmModeCreateLease as the card's DRM master).
+ */
+
+#define LEASE_MAX_OBJECTS 16
+
+struct lease {
+	int fd;            /* the lessee's DRM master fd, FD_CLOEXEC set */
+	uint32_t id;       /* x11: the RandR lease XID; drm: the lessee id */
+	size_t n_outputs;
+	uint32_t crtcs[LEASE_MAX_OBJECTS];    /* per output, in seat order */
+	uint32_t outputs[LEASE_MAX_OBJECTS];  /* RandR outputs or DRM connectors */
+};
+
+enum lease_result {
+	LEASE_OK,
+	/* Not leasable now (unknown, disconnected, or held by another lessee):
+	 * the listener's available() fires when that may have changed. */
+	LEASE_WAIT,
+	/* Will not work without a change of configuration or system. */
+	LEASE_FAILED,
+};
+
+struct lessor_listener {
+	/* Outputs were added, connected or freed: waiting seats should retry. */
+	void (*available)(void *data);
+	/* The lessor is gone (the primary X server exited, the card went
+	 * away): every lease it gave is void. The lessor must be destroyed. */
+	void (*lost)(void *data, const char *why);
+	void *data;
+};
+
+struct lessor;
+
+struct lessor_impl {
+	const char *name;
+	/* Connects to the primary X server or opens the card. NULL and a message
+	 * in err (which X server or card, what it answered, what to check). */
+	struct lessor *(*create)(const struct seatmap *map, struct poller *poller,
+			const struct lessor_listener *listener, char *err, size_t errlen);
+	/* Leases every named output of one seat, each with a CRTC it can use
+	 * that no other lease holds. err says which output and why, in the
+	 * administrator's words. */
+	enum lease_result (*lease)(struct lessor *lessor, const char *seat,
+			char *const *outputs, size_t n_outputs, struct lease **out,
+			char *err, size_t errlen);
+	/* Revokes the lease (the outputs go back to the lessor at once) and
+	 * closes its fd; frees lease. */
+	void (*release)(struct lessor *lessor, struct lease *lease);
+	/* Releases every lease still held, disconnects, frees. */
+	void (*destroy)(struct lessor *lessor);
+};
+
+extern const struct lessor_impl lessor_x11_impl;
+extern const struct lessor_impl lessor_drm_impl;
+
+static inline const struct lessor_impl *lessor_impl_for(enum lessor_kind kind) {
+	return kind == LESSOR_DRM ? &lessor_drm_impl : &lessor_x11_impl;
+}
+
+#endif

@@ -1,0 +1,43 @@
+#ifndef SEATD_LEASE_POLLER_H
+#define SEATD_LEASE_POLLER_H
+
+#include <stdint.h>
+
+/*
+ * One epoll loop for everything: fds, timers (timerfd), signals (signalfd).
+ * Idle means blocked in epoll_wait: no timeouts, no polling. Sources may be
+ * added and removed from inside callbacks.
+ */
+
+struct poller;
+struct poller_source;
+
+typedef void (*poller_fd_fn)(int fd, uint32_t events, void *data);
+typedef void (*poller_timer_fn)(void *data);
+typedef void (*poller_signal_fn)(int signo, void *data);
+
+struct poller *poller_create(void);
+void poller_destroy(struct poller *poller);
+
+/* events: EPOLLIN etc. The poller does not own fd. */
+struct poller_source *poller_add_fd(struct poller *poller, int fd, uint32_t events,
+		poller_fd_fn fn, void *data);
+int poller_fd_update(struct poller_source *source, uint32_t events);
+
+struct poller_source *poller_add_timer(struct poller *poller, poller_timer_fn fn, void *data);
+/* Fires once, ms from now; 0 disarms. */
+int poller_timer_arm(struct poller_source *timer, uint64_t ms);
+
+/* Blocks signo for the process and delivers it through the loop. */
+struct poller_source *poller_add_signal(struct poller *poller, int signo,
+		poller_signal_fn fn, void *data);
+
+void poller_remove(struct poller_source *source);
+
+/* Waits for events and dispatches them; returns -1 on error, else 0. */
+int poller_dispatch(struct poller *poller);
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+uint64_t poller_now_ms(void);
+
+#endif

@@ -1,0 +1,104 @@
+#ifndef SEATD_LEASE_SEAT_H
+#define SEATD_LEASE_SEAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lessor.h"
+#include "seatmap.h"
+
+/*
+ * One seat's life, as a state machine:
+ *
+ *   waiting -> starting -> running -> stopping -> back-off -> waiting ...
+ *                                           \--> failed | stopped
+ *
+ * waiting: for its outputs (or the lessor); starting: X server spawned on
+ * the lease, not ready yet; running: ready, session started; stopping: a
+ * process ended or a stop was asked, the lease is freed, the rest are being
+ * stopped. Pure logic: every effect goes through seat_ops, so tests can
+ * drive it without processes or leases.
+ */
+
+enum seat_state {
+	SEAT_WAITING,
+	SEAT_STARTING,
+	SEAT_RUNNING,
+	SEAT_STOPPING,
+	SEAT_BACKOFF,
+	SEAT_FAILED,
+	SEAT_STOPPED,
+};
+
+enum seat_child {
+	SEAT_CHILD_XSERVER,
+	SEAT_CHILD_SESSION,
+};
+
+/* How long a stopping process gets between SIGTERM and SIGKILL. */
+#define SEAT_STOP_TIMEOUT_MS 5000
+/* How long an X server may take to become ready. */
+#define SEAT_READY_TIMEOUT_MS 60000
+
+struct seat;
+
+struct seat_ops {
+	enum lease_result (*lease)(struct seat *seat, char *err, size_t errlen);
+	/* Frees the lease at once: the outputs go back to the lessor. */
+	void (*release)(struct seat *seat);
+	int (*start_xserver)(struct seat *seat, char *err, size_t errlen);
+	int (*start_session)(struct seat *seat, char *err, size_t errlen);
+	/* To the process group of each of the seat's live processes. */
+	void (*kill)(struct seat *seat, int signo);
+	/* One timer per seat: fires seat_timer() after ms; 0 disarms. */
+	void (*arm_timer)(struct seat *seat, uint64_t ms);
+	uint64_t (*now)(struct seat *seat);
+	/* Told of every state change, after it happened (for logs, status). */
+	void (*changed)(struct seat *seat, enum seat_state old, const char *why);
+};
+
+struct seat {
+	const struct seat_config *config;
+	const struct seat_ops *ops;
+	void *data; /* the ops' own */
+
+	enum seat_state state;
+	bool has_lease;
+	bool xserver_alive, session_alive;
+	bool stop_requested;  /* stopping for good: no restart */
+	bool lessor_lost;     /* stopping until the lessor is back: no failure */
+	bool failed_run;      /* the current or last run ended in failure */
+	int exit_status;      /* of the run: the first process to end decides */
+	bool exit_known;
+
+	unsigned restarts;    /* starts after the first, for status */
+	unsigned consecutive_failures;
+	uint64_t started_at, state_since;
+	uint64_t *start_times; /* ring of the last start_limit_burst starts */
+	size_t n_start_times, next_start_time;
+	char last_error[512];
+};
+
+void seat_init(struct seat *seat, const struct seat_config *config, const struct seat_ops *ops,
+		void *data);
+void seat_finish(struct seat *seat);
+
+/* Starts from stopped or failed (or the first time); a no-op otherwise. */
+void seat_start(struct seat *seat);
+/* Stops for good; ends in stopped. */
+void seat_stop(struct seat *seat);
+
+/* Events from the outside world. */
+void seat_available(struct seat *seat);
+void seat_lessor_lost(struct seat *seat);
+void seat_xserver_ready(struct seat *seat);
+/* status as from waitid: exited with code, or killed by signal. */
+void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, int status);
+void seat_timer(struct seat *seat);
+
+const char *seat_state_name(enum seat_state state);
+/* Nothing runs and nothing will without a seat_start(): stopped or failed. */
+bool seat_is_idle(const struct seat *seat);
+
+#endif

@@ -1,0 +1,281 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/close_range.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "values.h"
+
+#define SEAT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+static char *xstrdup(const char *s) {
+	char *p = strdup(s != NULL ? s : "");
+	if (p == NULL) {
+		abort();
+	}
+	return p;
+}
+
+__attribute__((format(printf, 1, 2)))
+static char *xasprintf(const char *fmt, ...) {
+	va_list ap;
+	char *out;
+	va_start(ap, fmt);
+	if (vasprintf(&out, fmt, ap) < 0) {
+		abort();
+	}
+	va_end(ap);
+	return out;
+}
+
+bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen) {
+	errno = 0;
+	struct passwd *pw = getpwnam(name);
+	if (pw == NULL) {
+		snprintf(err, errlen, "user %s does not exist%s%s", name, errno ? ": " : "",
+				errno ? strerror(errno) : "");
+		return false;
+	}
+	if (pw->pw_uid == 0) {
+		snprintf(err, errlen, "user %s has uid 0; a seat never runs as root", name);
+		return false;
+	}
+	*user = (struct seat_user){
+		.uid = pw->pw_uid,
+		.gid = pw->pw_gid,
+		.name = xstrdup(pw->pw_name),
+		.home = xstrdup(pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : "/"),
+		.shell = xstrdup(pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh"),
+	};
+	return true;
+}
+
+void seat_user_finish(struct seat_user *user) {
+	free(user->name);
+	free(user->home);
+	free(user->shell);
+	*user = (struct seat_user){0};
+}
+
+bool seat_paths_init(struct seat_paths *p, const char *runtime_dir, const char *seat) {
+	p->dir = xasprintf("%s/%s", runtime_dir, seat);
+	p->xauthority = xasprintf("%s/xauthority", p->dir);
+	p->xorg_conf = xasprintf("%s/xorg.conf", p->dir);
+	p->xorg_log = xasprintf("%s/Xorg.log", p->dir);
+	p->session_log = xasprintf("%s/session.log", p->dir);
+	p->xdg_runtime_dir = xasprintf("%s/xdg", p->dir);
+	return true;
+}
+
+void seat_paths_finish(struct seat_paths *p) {
+	free(p->dir);
+	free(p->xauthority);
+	free(p->xorg_conf);
+	free(p->xorg_log);
+	free(p->session_log);
+	free(p->xdg_runtime_dir);
+	*p = (struct seat_paths){0};
+}
+
+char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
+		const struct seat_paths *paths) {
+	char **argv = calloc(20 + seat->n_xserver_args, sizeof(char *));
+	if (argv == NULL) {
+		abort();
+	}
+	size_t n = 0;
+	argv[n++] = xstrdup(map->xserver);
+	argv[n++] = xasprintf(":%d", seat->display);
+	argv[n++] = xstrdup("-seat");
+	argv[n++] = xasprintf("seat-%s", seat->name);
+	argv[n++] = xstrdup("-masterfd");
+	argv[n++] = xasprintf("%d", SPAWN_LEASE_FD);
+	argv[n++] = xstrdup("-displayfd");
+	argv[n++] = xasprintf("%d", SPAWN_READY_FD);
+	argv[n++] = xstrdup("-auth");
+	argv[n++] = xstrdup(paths->xauthority);
+	argv[n++] = xstrdup("-config");
+	argv[n++] = xstrdup(paths->xorg_conf);
+	argv[n++] = xstrdup("-logfile");
+	argv[n++] = xstrdup(paths->xorg_log);
+	argv[n++] = xstrdup("-nolisten");
+	argv[n++] = xstrdup("tcp");
+	argv[n++] = xstrdup("-noreset");
+	for (size_t i = 0; i < seat->n_xserver_args; i++) {
+		argv[n++] = xstrdup(seat->xserver_args[i]);
+	}
+	argv[n] = NULL;
+	return argv;
+}
+
+char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display) {
+	char **env = calloc(10, sizeof(char *));
+	if (env == NULL) {
+		abort();
+	}
+	size_t n = 0;
+	env[n++] = xasprintf("HOME=%s", user->home);
+	env[n++] = xasprintf("USER=%s", user->name);
+	env[n++] = xasprintf("LOGNAME=%s", user->name);
+	env[n++] = xasprintf("SHELL=%s", user->shell);
+	env[n++] = xasprintf("PATH=%s", SEAT_PATH);
+	env[n++] = xasprintf("XDG_RUNTIME_DIR=%s", paths->xdg_runtime_dir);
+	if (display >= 0) {
+		env[n++] = xasprintf("DISPLAY=:%d", display);
+		env[n++] = xasprintf("XAUTHORITY=%s", paths->xauthority);
+	}
+	env[n] = NULL;
+	return env;
+}
+
+/* What the child reports through the error pipe when a step fails. */
+struct child_error {
+	int step;
+	int err;
+};
+
+enum child_step {
+	STEP_FDS,
+	STEP_SESSION,
+	STEP_GROUPS,
+	STEP_GID,
+	STEP_UID,
+	STEP_ROOT_REGAINED,
+	STEP_PDEATHSIG,
+	STEP_EXEC,
+};
+
+static const char *const step_names[] = {
+	[STEP_FDS] = "setting up descriptors",
+	[STEP_SESSION] = "setsid",
+	[STEP_GROUPS] = "initgroups",
+	[STEP_GID] = "setgid",
+	[STEP_UID] = "setuid",
+	[STEP_ROOT_REGAINED] = "dropping root (it could be regained)",
+	[STEP_PDEATHSIG] = "PR_SET_PDEATHSIG",
+	[STEP_EXEC] = "exec",
+};
+
+static void __attribute__((noreturn)) child_fail(int pipe_fd, enum child_step step) {
+	struct child_error e = {.step = step, .err = errno};
+	ssize_t unused = write(pipe_fd, &e, sizeof(e));
+	(void)unused;
+	_exit(127);
+}
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void __attribute__((noreturn)) child(const struct spawn_request *req, int pipe_fd,
+		pid_t parent) {
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		signal(sig, SIG_DFL);
+	}
+	if (setsid() < 0) {
+		child_fail(pipe_fd, STEP_SESSION);
+	}
+
+	/* Out of the way first, so that no dup2 below overwrites a source. */
+	int lease = req->lease_fd >= 0 ? fcntl(req->lease_fd, F_DUPFD_CLOEXEC, 10) : -1;
+	int ready = req->ready_fd >= 0 ? fcntl(req->ready_fd, F_DUPFD_CLOEXEC, 10) : -1;
+	int output = req->output_fd >= 0 ? fcntl(req->output_fd, F_DUPFD_CLOEXEC, 10)
+		: open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (output < 0 || null_in < 0 || (req->lease_fd >= 0 && lease < 0) ||
+			(req->ready_fd >= 0 && ready < 0) || (ready >= 0 && lease < 0)) {
+		child_fail(pipe_fd, STEP_FDS);
+	}
+	/* dup2 clears close-on-exec on the copies the program is to keep. */
+	if (dup2(null_in, 0) < 0 || dup2(output, 1) < 0 || dup2(output, 2) < 0 ||
+			(lease >= 0 && dup2(lease, SPAWN_LEASE_FD) < 0) ||
+			(ready >= 0 && dup2(ready, SPAWN_READY_FD) < 0)) {
+		child_fail(pipe_fd, STEP_FDS);
+	}
+	/* Nothing of ours but what was asked for. Close-on-exec rather than
+	 * close, so the error pipe works until the exec. */
+	unsigned first = ready >= 0 ? SPAWN_READY_FD + 1 : lease >= 0 ? SPAWN_LEASE_FD + 1 : 3;
+	if (close_range(first, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+		child_fail(pipe_fd, STEP_FDS);
+	}
+
+	const struct seat_user *u = req->user;
+	if (initgroups(u->name, u->gid) != 0) {
+		child_fail(pipe_fd, STEP_GROUPS);
+	}
+	if (setgid(u->gid) != 0) {
+		child_fail(pipe_fd, STEP_GID);
+	}
+	if (setuid(u->uid) != 0) {
+		child_fail(pipe_fd, STEP_UID);
+	}
+	if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0) {
+		errno = EPERM;
+		child_fail(pipe_fd, STEP_ROOT_REGAINED);
+	}
+	/* After setuid: changing credentials clears the parent-death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+		child_fail(pipe_fd, STEP_PDEATHSIG);
+	}
+	if (getppid() != parent) {
+		_exit(127);
+	}
+	if (chdir(u->home) != 0 && chdir("/") != 0) {
+		child_fail(pipe_fd, STEP_FDS);
+	}
+	execve(req->argv[0], req->argv, req->envp);
+	child_fail(pipe_fd, STEP_EXEC);
+}
+
+pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size_t errlen) {
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(req, fds[1], parent);
+	}
+	close(fds[1]);
+	/* The pipe closes at exec: nothing read means the program runs. */
+	struct child_error e;
+	ssize_t n;
+	do {
+		n = read(fds[0], &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "%s %s: %s", step_names[e.step],
+				e.step == STEP_EXEC ? req->argv[0] : "", strerror(e.err));
+		return -1;
+	}
+	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*pidfd < 0) {
+		snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
+	return pid;
+}

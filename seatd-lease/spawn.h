@@ -1,0 +1,67 @@
+#ifndef SEATD_LEASE_SPAWN_H
+#define SEATD_LEASE_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "seatmap.h"
+
+/*
+ * Starting a seat's processes: what they run with (argv and environment,
+ * pure and unit-tested) and the start itself, as the seat's user, in its own
+ * session, with only the descriptors it is given.
+ */
+
+struct seat_user {
+	uid_t uid;
+	gid_t gid;
+	char *name, *home, *shell;
+};
+
+bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen);
+void seat_user_finish(struct seat_user *user);
+
+/* Fixed descriptor numbers in the X server: -masterfd 3 -displayfd 4. */
+#define SPAWN_LEASE_FD 3
+#define SPAWN_READY_FD 4
+
+struct seat_paths {
+	char *dir;        /* runtime_dir/NAME, the user's, mode 0700 */
+	char *xauthority; /* dir/xauthority */
+	char *xorg_conf;  /* dir/xorg.conf */
+	char *xorg_log;   /* dir/Xorg.log */
+	char *session_log;
+	char *xdg_runtime_dir; /* dir/xdg */
+};
+
+bool seat_paths_init(struct seat_paths *paths, const char *runtime_dir, const char *seat);
+void seat_paths_finish(struct seat_paths *paths);
+
+/* `XSERVER :N -seat seat-NAME -masterfd 3 -displayfd 4 -auth F -config F
+ * -logfile F -nolisten tcp -noreset [xserver_args]`; NULL-terminated. */
+char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
+		const struct seat_paths *paths);
+
+/* A clean environment: HOME USER LOGNAME SHELL PATH XDG_RUNTIME_DIR, and
+ * DISPLAY and XAUTHORITY when display >= 0. NULL-terminated. */
+char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display);
+
+struct spawn_request {
+	char *const *argv;
+	char *const *envp;
+	const struct seat_user *user;
+	int lease_fd;  /* -1, or becomes SPAWN_LEASE_FD */
+	int ready_fd;  /* -1, or becomes SPAWN_READY_FD */
+	int output_fd; /* stdout and stderr; -1 for /dev/null */
+};
+
+/*
+ * Forks and execs. The child: its own session, signals reset, stdin from
+ * /dev/null, the given descriptors and no other, the user's groups, gid and
+ * uid (and a check that root cannot be regained), PR_SET_PDEATHSIG. Returns
+ * the pid and a pidfd, or -1 with err saying which step failed.
+ */
+pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size_t errlen);
+
+#endif

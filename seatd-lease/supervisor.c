@@ -1,0 +1,617 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lessor.h"
+#include "log.h"
+#include "poller.h"
+#include "runtime.h"
+#include "seat.h"
+#include "spawn.h"
+#include "supervisor.h"
+#include "values.h"
+#include "xauth.h"
+#include "xorgconf.h"
+
+/* Back-off between attempts to reach the lessor (the primary X server). */
+#define LESSOR_RETRY_MIN_MS 500
+#define LESSOR_RETRY_MAX_MS 30000
+
+struct supervisor;
+
+/* A child process of a seat, watched through its pidfd. */
+struct child {
+	pid_t pid;
+	int pidfd;
+	struct poller_source *source;
+};
+
+struct runner {
+	struct seat seat;
+	struct supervisor *sup;
+	struct seat_user user;
+	bool have_user;
+	struct seat_paths paths;
+	struct lease *lease;
+	struct child xserver, session;
+	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
+	 * report how long reclaiming its lease took; 0 when none is pending. */
+	uint64_t exit_seen_us, exit_seen_cpu_us;
+	int ready_fd;
+	struct poller_source *ready_source;
+	struct poller_source *timer;
+};
+
+struct supervisor {
+	struct seatmap *map;
+	struct poller *poller;
+	const struct lessor_impl *impl;
+	struct lessor *lessor;
+	/* Lost, but not destroyed yet: lost() may come from inside the lessor's
+	 * own callback, so the timer destroys it on the next turn. */
+	bool lessor_dead;
+	struct poller_source *lessor_timer;
+	uint64_t lessor_retry_ms;
+	struct runner *runners;
+	size_t n_runners;
+	bool shutting_down;
+	bool quit;
+	bool single; /* `seat NAME` */
+};
+
+static const struct seat_ops runner_ops;
+
+static struct runner *runner_of(struct seat *seat) {
+	return seat->data;
+}
+
+/* --- the lessor --- */
+
+static void lessor_available(void *data) {
+	struct supervisor *sup = data;
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		seat_available(&sup->runners[i].seat);
+	}
+}
+
+static void lessor_connect(struct supervisor *sup);
+
+static void lessor_lost(void *data, const char *why) {
+	struct supervisor *sup = data;
+	if (sup->lessor_dead) {
+		return;
+	}
+	log_error("lost the %s lessor: %s; every seat stops until it is back", sup->impl->name,
+			why);
+	sup->lessor_dead = true;
+	/* Its leases are void: forget them, the lessor frees them. */
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		sup->runners[i].lease = NULL;
+	}
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		seat_lessor_lost(&sup->runners[i].seat);
+	}
+	sup->lessor_retry_ms = LESSOR_RETRY_MIN_MS;
+	poller_timer_arm(sup->lessor_timer, sup->lessor_retry_ms);
+}
+
+static void lessor_connect(struct supervisor *sup) {
+	static const struct lessor_listener listener_template = {
+		.available = lessor_available,
+		.lost = lessor_lost,
+	};
+	struct lessor_listener listener = listener_template;
+	listener.data = sup;
+	char err[1024] = "";
+	sup->lessor = sup->impl->create(sup->map, sup->poller, &listener, err, sizeof(err));
+	if (sup->lessor == NULL) {
+		log_error("lessor %s: %s; trying again in %llums", sup->impl->name, err,
+				(unsigned long long)sup->lessor_retry_ms);
+		poller_timer_arm(sup->lessor_timer, sup->lessor_retry_ms);
+		sup->lessor_retry_ms *= 2;
+		if (sup->lessor_retry_ms > LESSOR_RETRY_MAX_MS) {
+			sup->lessor_retry_ms = LESSOR_RETRY_MAX_MS;
+		}
+		return;
+	}
+	log_notice("lessor %s ready", sup->impl->name);
+	sup->lessor_retry_ms = LESSOR_RETRY_MIN_MS;
+	lessor_available(sup);
+}
+
+static void lessor_timer_fired(void *data) {
+	struct supervisor *sup = data;
+	if (sup->lessor_dead) {
+		sup->impl->destroy(sup->lessor);
+		sup->lessor = NULL;
+		sup->lessor_dead = false;
+	}
+	if (sup->lessor == NULL && !sup->shutting_down) {
+		lessor_connect(sup);
+	}
+}
+
+/* --- the seat's effects --- */
+
+static enum lease_result op_lease(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	struct supervisor *sup = r->sup;
+	if (sup->lessor == NULL || sup->lessor_dead) {
+		snprintf(err, errlen, "waiting for the %s lessor", sup->impl->name);
+		return LEASE_WAIT;
+	}
+	const struct seat_config *c = seat->config;
+	return sup->impl->lease(sup->lessor, c->name, c->outputs, c->n_outputs, &r->lease, err,
+			errlen);
+}
+
+static uint64_t now_us(clockid_t clock) {
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static void op_release(struct seat *seat) {
+	struct runner *r = runner_of(seat);
+	if (r->lease != NULL && r->sup->lessor != NULL && !r->sup->lessor_dead) {
+		r->sup->impl->release(r->sup->lessor, r->lease);
+	}
+	r->lease = NULL;
+	if (r->exit_seen_us != 0) {
+		uint64_t wall = now_us(CLOCK_MONOTONIC) - r->exit_seen_us;
+		uint64_t cpu = now_us(CLOCK_THREAD_CPUTIME_ID) - r->exit_seen_cpu_us;
+		log_info("seat %s: lease freed %llu.%03llu ms after a process's exit was seen "
+				"(%llu.%03llu ms of seatd-lease's CPU)", seat->config->name,
+				(unsigned long long)(wall / 1000), (unsigned long long)(wall % 1000),
+				(unsigned long long)(cpu / 1000), (unsigned long long)(cpu % 1000));
+	}
+}
+
+static void child_exited(int fd, uint32_t events, void *data);
+
+static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd) {
+	c->pid = pid;
+	c->pidfd = pidfd;
+	c->source = poller_add_fd(r->sup->poller, pidfd, EPOLLIN, child_exited, r);
+	runtime_write_pids(r->paths.dir, r->xserver.pid, r->session.pid);
+}
+
+static void stop_watching_ready(struct runner *r) {
+	poller_remove(r->ready_source);
+	r->ready_source = NULL;
+	if (r->ready_fd >= 0) {
+		close(r->ready_fd);
+		r->ready_fd = -1;
+	}
+}
+
+static void ready_readable(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	char buf[32];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0 && errno == EAGAIN) {
+		return;
+	}
+	/* Xorg writes the number and the newline in two writes, and dies if the
+	 * second fails: keep the pipe open until the newline. An EOF means the
+	 * X server died, which its pidfd reports. */
+	if (n > 0 && memchr(buf, '\n', (size_t)n) == NULL) {
+		return;
+	}
+	stop_watching_ready(r);
+	if (n > 0) {
+		log_info("seat %s: X server ready on :%d", r->seat.config->name,
+				r->seat.config->display);
+		seat_xserver_ready(&r->seat);
+	}
+}
+
+static int write_file(const char *path, const char *text, mode_t mode) {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		return -1;
+	}
+	size_t len = strlen(text);
+	ssize_t n = write(fd, text, len);
+	int ret = n == (ssize_t)len && fchmod(fd, mode) == 0 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* A log file of the seat's, written by its processes as the seat's user. */
+static int open_log(struct runner *r, const char *path) {
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && fchown(fd, r->user.uid, r->user.gid) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	const struct seat_config *c = seat->config;
+	if (!r->have_user) {
+		if (!seat_user_lookup(c->user, &r->user, err, errlen)) {
+			return -1;
+		}
+		r->have_user = true;
+	}
+	if (runtime_seat_dir_prepare(r->paths.dir, r->paths.xdg_runtime_dir, r->user.uid,
+			r->user.gid) != 0) {
+		snprintf(err, errlen, "cannot prepare %s (see the log above)", r->paths.dir);
+		return -1;
+	}
+	char *conf = xorg_conf_generate(c);
+	if (conf == NULL) {
+		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
+		return -1;
+	}
+	int ret = write_file(r->paths.xorg_conf, conf, 0644);
+	free(conf);
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", r->paths.xorg_conf, strerror(errno));
+		return -1;
+	}
+	if (xauth_write(r->paths.xauthority, c->display, r->user.uid, r->user.gid, err,
+			errlen) != 0) {
+		return -1;
+	}
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	char stderr_path[4200];
+	snprintf(stderr_path, sizeof(stderr_path), "%s/Xorg.stderr", r->paths.dir);
+	int out = open_log(r, stderr_path);
+	char **argv = xserver_argv(r->sup->map, c, &r->paths);
+	char **envp = seat_environ(&r->user, &r->paths, -1);
+	struct spawn_request req = {
+		.argv = argv,
+		.envp = envp,
+		.user = &r->user,
+		.lease_fd = r->lease->fd,
+		.ready_fd = ready[1],
+		.output_fd = out,
+	};
+	int pidfd;
+	char why[512];
+	pid_t pid = spawn_process(&req, &pidfd, why, sizeof(why));
+	strv_free(argv);
+	strv_free(envp);
+	if (out >= 0) {
+		close(out);
+	}
+	close(ready[1]);
+	if (pid < 0) {
+		close(ready[0]);
+		snprintf(err, errlen, "cannot start the X server: %s", why);
+		return -1;
+	}
+	r->ready_fd = ready[0];
+	r->ready_source = poller_add_fd(r->sup->poller, r->ready_fd, EPOLLIN, ready_readable, r);
+	watch_child(r, &r->xserver, pid, pidfd);
+	log_info("seat %s: X server pid %d on :%d", c->name, (int)pid, c->display);
+	return 0;
+}
+
+static int op_start_session(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	const struct seat_config *c = seat->config;
+	char **envp = seat_environ(&r->user, &r->paths, c->display);
+	int out = open_log(r, r->paths.session_log);
+	char *resolved = NULL;
+	char *const *argv = c->session;
+	char **copy = NULL;
+	if (c->session[0][0] != '/') {
+		/* execve does not search PATH; the seat's PATH is fixed. */
+		const char *dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
+		for (size_t i = 0; i < 3 && resolved == NULL; i++) {
+			char path[4096];
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], c->session[0]);
+			if (access(path, X_OK) == 0) {
+				resolved = strdup(path);
+			}
+		}
+		if (resolved != NULL) {
+			size_t n = 0;
+			while (c->session[n] != NULL) {
+				n++;
+			}
+			copy = calloc(n + 1, sizeof(char *));
+			if (copy == NULL) {
+				abort();
+			}
+			memcpy(copy, c->session, n * sizeof(char *));
+			copy[0] = resolved;
+			argv = copy;
+		}
+	}
+	struct spawn_request req = {
+		.argv = argv,
+		.envp = envp,
+		.user = &r->user,
+		.lease_fd = -1,
+		.ready_fd = -1,
+		.output_fd = out,
+	};
+	int pidfd;
+	char why[512];
+	pid_t pid = spawn_process(&req, &pidfd, why, sizeof(why));
+	strv_free(envp);
+	free(copy);
+	free(resolved);
+	if (out >= 0) {
+		close(out);
+	}
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start the session: %s", why);
+		return -1;
+	}
+	watch_child(r, &r->session, pid, pidfd);
+	log_info("seat %s: session pid %d", c->name, (int)pid);
+	return 0;
+}
+
+static void op_kill(struct seat *seat, int signo) {
+	struct runner *r = runner_of(seat);
+	/* Each child leads its own process group (setsid): stop the group. */
+	if (seat->session_alive && r->session.pid > 0) {
+		kill(-r->session.pid, signo);
+	}
+	if (seat->xserver_alive && r->xserver.pid > 0) {
+		kill(-r->xserver.pid, signo);
+	}
+}
+
+static void op_arm_timer(struct seat *seat, uint64_t ms) {
+	poller_timer_arm(runner_of(seat)->timer, ms);
+}
+
+static uint64_t op_now(struct seat *seat) {
+	(void)seat;
+	return poller_now_ms();
+}
+
+static void check_quit(struct supervisor *sup) {
+	if (sup->quit) {
+		return;
+	}
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		if (!seat_is_idle(&sup->runners[i].seat)) {
+			return;
+		}
+	}
+	/* Nothing runs: done if asked to stop, or if a lone seat ended. */
+	if (sup->shutting_down || sup->single) {
+		sup->quit = true;
+	}
+}
+
+static void op_changed(struct seat *seat, enum seat_state old, const char *why) {
+	struct runner *r = runner_of(seat);
+	const char *name = seat->config->name;
+	const char *state = seat_state_name(seat->state);
+	enum log_level level = seat->state == SEAT_FAILED ? LOG_LEVEL_ERROR
+		: seat->state == SEAT_BACKOFF || (seat->state == SEAT_WAITING && why[0] != '\0')
+		? LOG_LEVEL_WARNING : LOG_LEVEL_NOTICE;
+	if (why[0] != '\0') {
+		log_printf(level, "seat %s: %s -> %s: %s", name, seat_state_name(old), state, why);
+	} else {
+		log_printf(level, "seat %s: %s -> %s", name, seat_state_name(old), state);
+	}
+	if (seat_is_idle(seat) || seat->state == SEAT_WAITING || seat->state == SEAT_BACKOFF) {
+		/* No process of the seat is left: its pids file must not outlive them. */
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/pids", r->paths.dir);
+		unlink(path);
+	}
+	check_quit(r->sup);
+}
+
+static const struct seat_ops runner_ops = {
+	.lease = op_lease,
+	.release = op_release,
+	.start_xserver = op_start_xserver,
+	.start_session = op_start_session,
+	.kill = op_kill,
+	.arm_timer = op_arm_timer,
+	.now = op_now,
+	.changed = op_changed,
+};
+
+static void child_exited(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	uint64_t seen = now_us(CLOCK_MONOTONIC), seen_cpu = now_us(CLOCK_THREAD_CPUTIME_ID);
+	struct child *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
+	siginfo_t info = {0};
+	if (waitid(P_PIDFD, (id_t)fd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0) {
+		return;
+	}
+	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
+	pid_t pid = c->pid;
+	poller_remove(c->source);
+	close(c->pidfd);
+	*c = (struct child){.pid = 0, .pidfd = -1};
+	if (which == SEAT_CHILD_XSERVER) {
+		stop_watching_ready(r);
+	}
+	/* The lease first (the seat frees it on the first exit), the
+	 * bookkeeping after. */
+	r->exit_seen_us = seen;
+	r->exit_seen_cpu_us = seen_cpu;
+	bool signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
+	seat_child_exited(&r->seat, which, signaled, info.si_status);
+	r->exit_seen_us = 0;
+	/* What the leader left behind in its group goes with it. */
+	kill(-pid, SIGKILL);
+	if (r->xserver.pid > 0 || r->session.pid > 0) {
+		runtime_write_pids(r->paths.dir, r->xserver.pid, r->session.pid);
+	}
+}
+
+static void runner_timer(void *data) {
+	struct runner *r = data;
+	seat_timer(&r->seat);
+}
+
+/* --- the supervisor --- */
+
+static void on_stop_signal(int signo, void *data) {
+	struct supervisor *sup = data;
+	if (sup->shutting_down) {
+		return;
+	}
+	log_notice("%s: stopping every seat", strsignal(signo));
+	sup->shutting_down = true;
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		seat_stop(&sup->runners[i].seat);
+	}
+	check_quit(sup);
+}
+
+static int setup(struct supervisor *sup, struct seatmap *map) {
+	*sup = (struct supervisor){
+		.map = map,
+		.impl = lessor_impl_for(map->lessor),
+		.lessor_retry_ms = LESSOR_RETRY_MIN_MS,
+	};
+	signal(SIGPIPE, SIG_IGN);
+	sup->poller = poller_create();
+	if (sup->poller == NULL) {
+		log_error("cannot create the event loop: %s", strerror(errno));
+		return -1;
+	}
+	sup->lessor_timer = poller_add_timer(sup->poller, lessor_timer_fired, sup);
+	if (sup->lessor_timer == NULL ||
+			poller_add_signal(sup->poller, SIGTERM, on_stop_signal, sup) == NULL ||
+			poller_add_signal(sup->poller, SIGINT, on_stop_signal, sup) == NULL) {
+		log_error("cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	if (runtime_dir_prepare(map->runtime_dir) != 0) {
+		return -1;
+	}
+	return 0;
+}
+
+static int add_runner(struct supervisor *sup, const struct seat_config *config) {
+	struct runner *r = &sup->runners[sup->n_runners++];
+	*r = (struct runner){.sup = sup, .ready_fd = -1};
+	r->xserver.pidfd = r->session.pidfd = -1;
+	seat_paths_init(&r->paths, sup->map->runtime_dir, config->name);
+	seat_init(&r->seat, config, &runner_ops, r);
+	r->timer = poller_add_timer(sup->poller, runner_timer, r);
+	return r->timer != NULL ? 0 : -1;
+}
+
+static void teardown(struct supervisor *sup) {
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		struct runner *r = &sup->runners[i];
+		if (r->lease != NULL && sup->lessor != NULL && !sup->lessor_dead) {
+			sup->impl->release(sup->lessor, r->lease);
+		}
+		stop_watching_ready(r);
+		runtime_remove_seat_dir(r->paths.dir);
+		seat_paths_finish(&r->paths);
+		if (r->have_user) {
+			seat_user_finish(&r->user);
+		}
+		seat_finish(&r->seat);
+	}
+	free(sup->runners);
+	if (sup->lessor != NULL) {
+		sup->impl->destroy(sup->lessor);
+	}
+	poller_destroy(sup->poller);
+}
+
+static int loop(struct supervisor *sup) {
+	while (!sup->quit) {
+		if (poller_dispatch(sup->poller) != 0) {
+			log_error("event loop: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int supervisor_run(struct seatmap *map) {
+	struct supervisor sup;
+	int status = 1;
+	if (setup(&sup, map) != 0) {
+		goto out;
+	}
+	int stale = runtime_clean_stale(map->runtime_dir, NULL);
+	if (stale > 0) {
+		log_notice("stopped %d process%s left by an earlier run", stale, stale == 1 ? "" : "es");
+	}
+	sup.runners = calloc(map->n_seats, sizeof(*sup.runners));
+	if (sup.runners == NULL) {
+		abort();
+	}
+	for (size_t i = 0; i < map->n_seats; i++) {
+		if (add_runner(&sup, &map->seats[i]) != 0) {
+			log_error("cannot set up seat %s: %s", map->seats[i].name, strerror(errno));
+			goto out;
+		}
+	}
+	lessor_connect(&sup);
+	for (size_t i = 0; i < sup.n_runners; i++) {
+		seat_start(&sup.runners[i].seat);
+	}
+	status = loop(&sup) == 0 ? 0 : 1;
+out:
+	teardown(&sup);
+	return status;
+}
+
+int supervisor_run_seat(struct seatmap *map, const char *name) {
+	struct seat_config *config = seatmap_find_seat(map, name);
+	if (config == NULL) {
+		log_error("no seat %s in %s", name, map->path);
+		return 1;
+	}
+	/* Restarts are the service manager's business here. */
+	config->policy.restart = RESTART_NEVER;
+	struct supervisor sup;
+	int status = 1;
+	if (setup(&sup, map) != 0) {
+		goto out;
+	}
+	sup.single = true;
+	runtime_clean_stale(map->runtime_dir, name);
+	sup.runners = calloc(1, sizeof(*sup.runners));
+	if (sup.runners == NULL) {
+		abort();
+	}
+	if (add_runner(&sup, config) != 0) {
+		goto out;
+	}
+	lessor_connect(&sup);
+	struct seat *seat = &sup.runners[0].seat;
+	seat_start(seat);
+	check_quit(&sup);
+	if (loop(&sup) != 0) {
+		goto out;
+	}
+	if (sup.shutting_down) {
+		status = 0;
+	} else if (seat->exit_known) {
+		status = seat->exit_status;
+	} else {
+		status = seat->state == SEAT_FAILED ? 1 : 0;
+	}
+out:
+	teardown(&sup);
+	return status;
+}

@@ -1,0 +1,23 @@
+#ifndef SEATD_LEASE_XAUTH_H
+#define SEATD_LEASE_XAUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * A seat's X cookie: a fresh MIT-MAGIC-COOKIE-1 per start, in an Xauthority
+ * file that the X server reads with -auth and the session with XAUTHORITY,
+ * readable by the seat's user alone.
+ */
+
+#define XAUTH_COOKIE_LEN 16
+
+/* The file's bytes for cookie on display (FamilyWild: any host). Pure. */
+size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t *buf,
+		size_t len);
+
+/* Writes a new random cookie to path, mode 0600, owned by uid:gid. */
+int xauth_write(const char *path, int display, uid_t uid, gid_t gid, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,19 @@
+#ifndef SEATD_LEASE_XORGCONF_H
+#define SEATD_LEASE_XORGCONF_H
+
+#include "seatmap.h"
+
+/*
+ * The xorg.conf a seat's X server runs with: modesetting on the leased fd
+ * (Xorg uses -masterfd only through a Device section with that driver), a
+ * Monitor per output for the seat's mode, and the seat's own xorg_conf
+ * snippet appended. Returns a malloc'ed text, or NULL when the snippet
+ * cannot be read (errno set).
+ */
+char *xorg_conf_generate(const struct seat_config *seat);
+
+/* The name modesetting gives an output the kernel calls name (HDMI-A-1 is
+ * HDMI-1 there); caller frees. */
+char *modesetting_output_name(const char *name);
+
+#endif

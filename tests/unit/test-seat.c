@@ -1,0 +1,350 @@
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "seat.h"
+
+/* A fake world for the state machine: leases, processes and a clock that
+ * the test controls, and a record of every effect asked for. */
+struct world {
+	enum lease_result lease_result;
+	int xserver_fails, session_fails;
+	uint64_t now, timer;
+	int leases, releases, xservers, sessions, sigterms, sigkills;
+	bool holding;
+	char log[4096];
+};
+
+static struct world *W(struct seat *seat) {
+	return seat->data;
+}
+
+static enum lease_result f_lease(struct seat *seat, char *err, size_t errlen) {
+	struct world *w = W(seat);
+	w->leases++;
+	if (w->lease_result == LEASE_OK) {
+		assert_false(w->holding);
+		w->holding = true;
+	} else {
+		snprintf(err, errlen, "output HDMI-9 is not there");
+	}
+	return w->lease_result;
+}
+
+static void f_release(struct seat *seat) {
+	struct world *w = W(seat);
+	assert_true(w->holding);
+	w->holding = false;
+	w->releases++;
+}
+
+static int f_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	struct world *w = W(seat);
+	/* The X server only ever starts on a lease. */
+	assert_true(w->holding);
+	w->xservers++;
+	if (w->xserver_fails) {
+		snprintf(err, errlen, "exec failed");
+		return -1;
+	}
+	return 0;
+}
+
+static int f_start_session(struct seat *seat, char *err, size_t errlen) {
+	struct world *w = W(seat);
+	w->sessions++;
+	if (w->session_fails) {
+		snprintf(err, errlen, "no such program");
+		return -1;
+	}
+	return 0;
+}
+
+static void f_kill(struct seat *seat, int signo) {
+	struct world *w = W(seat);
+	if (signo == SIGTERM) {
+		w->sigterms++;
+	} else if (signo == SIGKILL) {
+		w->sigkills++;
+	}
+}
+
+static void f_arm_timer(struct seat *seat, uint64_t ms) {
+	W(seat)->timer = ms;
+}
+
+static uint64_t f_now(struct seat *seat) {
+	return W(seat)->now;
+}
+
+static void f_changed(struct seat *seat, enum seat_state old, const char *why) {
+	struct world *w = W(seat);
+	size_t len = strlen(w->log);
+	snprintf(w->log + len, sizeof(w->log) - len, "%s%s", len ? " " : "",
+			seat_state_name(seat->state));
+	(void)old;
+	(void)why;
+}
+
+static const struct seat_ops fake_ops = {
+	.lease = f_lease,
+	.release = f_release,
+	.start_xserver = f_start_xserver,
+	.start_session = f_start_session,
+	.kill = f_kill,
+	.arm_timer = f_arm_timer,
+	.now = f_now,
+	.changed = f_changed,
+};
+
+static char *session_argv[] = {"/usr/bin/xterm", NULL};
+
+static struct seat_config make_config(enum restart_policy restart) {
+	return (struct seat_config){
+		.name = "lab-1",
+		.session = session_argv,
+		.policy = {
+			.restart = restart,
+			.restart_delay_ms = 1000,
+			.restart_delay_max_ms = 8000,
+			.start_limit_burst = 3,
+			.start_limit_interval_ms = 60000,
+		},
+	};
+}
+
+/* Advances the clock to the armed timer and fires it. */
+static void fire(struct seat *seat, struct world *w) {
+	assert_true(w->timer > 0);
+	w->now += w->timer;
+	w->timer = 0;
+	seat_timer(seat);
+}
+
+static void start_run_and_session_exit_restarts(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(w.timer, SEAT_READY_TIMEOUT_MS);
+	seat_xserver_ready(&seat);
+	assert_int_equal(seat.state, SEAT_RUNNING);
+	assert_int_equal(w.sessions, 1);
+	assert_int_equal(w.timer, 0);
+
+	/* xinit: the session ends, so does the run; the lease goes at once. */
+	w.now += 100000;
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_false(w.holding);
+	assert_int_equal(w.sigterms, 1);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_int_equal(w.timer, 1000);
+	fire(&seat, &w);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(seat.restarts, 1);
+	assert_string_equal(w.log, "starting running stopping back-off starting");
+	seat_finish(&seat);
+}
+
+static void xserver_killed_frees_lease_before_anything(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_ON_FAILURE);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	seat_xserver_ready(&seat);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGKILL);
+	assert_false(w.holding);
+	assert_int_equal(w.releases, 1);
+	assert_int_equal(seat.exit_status, 128 + SIGKILL);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	/* The session ignores SIGTERM: SIGKILL follows after the timeout. */
+	fire(&seat, &w);
+	assert_int_equal(w.sigkills, 1);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, true, SIGKILL);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	/* The first process to end decided: a failure. */
+	assert_true(seat.failed_run);
+	seat_finish(&seat);
+}
+
+static void clean_exit_on_failure_policy_stops(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_ON_FAILURE);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	seat_xserver_ready(&seat);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	assert_true(seat_is_idle(&seat));
+	seat_finish(&seat);
+}
+
+static void crash_loop_backs_off_then_fails(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 5000};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	uint64_t delays[4] = {0};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(seat.state, SEAT_STARTING);
+		seat_xserver_ready(&seat);
+		seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 1);
+		seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
+		assert_int_equal(seat.state, SEAT_BACKOFF);
+		delays[i] = w.timer;
+		fire(&seat, &w);
+	}
+	/* Doubling back-off, and the fourth start within 60s is refused. */
+	assert_int_equal(delays[0], 1000);
+	assert_int_equal(delays[1], 2000);
+	assert_int_equal(delays[2], 4000);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	assert_int_equal(w.xservers, 3);
+	assert_false(w.holding);
+	assert_non_null(strstr(seat.last_error, "status 1"));
+	/* Only an explicit start tries again. */
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	seat_start(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	seat_finish(&seat);
+}
+
+static void backoff_is_capped(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	c.policy.start_limit_burst = 100;
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	for (int i = 0; i < 8; i++) {
+		seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 1);
+		assert_true(w.timer <= 8000);
+		fire(&seat, &w);
+	}
+	assert_int_equal(seat.state, SEAT_STARTING);
+	seat_finish(&seat);
+}
+
+static void waiting_for_output_then_available(void **state) {
+	struct world w = {.lease_result = LEASE_WAIT};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	assert_non_null(strstr(seat.last_error, "HDMI-9"));
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	assert_int_equal(w.xservers, 0);
+	w.lease_result = LEASE_OK;
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	/* Waiting starts no clock: no start was counted while waiting. */
+	assert_int_equal(seat.n_start_times, 1);
+	seat_finish(&seat);
+}
+
+static void spawn_failure_releases_and_fails(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .xserver_fails = 1};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	assert_false(w.holding);
+	assert_string_equal(seat.last_error, "exec failed");
+	seat_finish(&seat);
+}
+
+static void session_failure_stops_xserver(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .session_fails = 1};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	seat_xserver_ready(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_false(w.holding);
+	assert_int_equal(w.sigterms, 1);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGTERM);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	seat_finish(&seat);
+}
+
+static void ready_timeout_is_a_failure(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	fire(&seat, &w);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_false(w.holding);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGTERM);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	assert_non_null(strstr(seat.last_error, "ready"));
+	seat_finish(&seat);
+}
+
+static void stop_and_lessor_loss(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_ON_FAILURE);
+	struct seat seat;
+	seat_init(&seat, &c, &fake_ops, &w);
+	seat_start(&seat);
+	seat_xserver_ready(&seat);
+	/* The lessor went away: its leases are void, nothing to release. */
+	w.holding = false;
+	seat_lessor_lost(&seat);
+	assert_int_equal(w.releases, 0);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGTERM);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, true, SIGTERM);
+	/* Not a failure of the seat: it waits for the lessor, no back-off. */
+	assert_int_equal(seat.state, SEAT_WAITING);
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	seat_xserver_ready(&seat);
+	seat_stop(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_false(w.holding);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, true, SIGTERM);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGTERM);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	/* Stopping a waiting seat needs no processes at all. */
+	w.lease_result = LEASE_WAIT;
+	seat_start(&seat);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	seat_stop(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	seat_finish(&seat);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(start_run_and_session_exit_restarts),
+		cmocka_unit_test(xserver_killed_frees_lease_before_anything),
+		cmocka_unit_test(clean_exit_on_failure_policy_stops),
+		cmocka_unit_test(crash_loop_backs_off_then_fails),
+		cmocka_unit_test(backoff_is_capped),
+		cmocka_unit_test(waiting_for_output_then_available),
+		cmocka_unit_test(spawn_failure_releases_and_fails),
+		cmocka_unit_test(session_failure_stops_xserver),
+		cmocka_unit_test(ready_timeout_is_a_failure),
+		cmocka_unit_test(stop_and_lessor_loss),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,220 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "spawn.h"
+#include "values.h"
+#include "xauth.h"
+#include "xorgconf.h"
+
+static char *args[] = {"-dpi", "96", NULL};
+
+static struct seat_config seat_config(void) {
+	return (struct seat_config){
+		.name = "lab-1",
+		.display = 11,
+		.xserver_args = args,
+		.n_xserver_args = 2,
+	};
+}
+
+static void xserver_arguments(void **state) {
+	struct seatmap map = {.xserver = "/usr/lib/xorg/Xorg", .runtime_dir = "/run/sl"};
+	struct seat_config c = seat_config();
+	struct seat_paths paths;
+	seat_paths_init(&paths, map.runtime_dir, c.name);
+	char **argv = xserver_argv(&map, &c, &paths);
+	const char *want[] = {"/usr/lib/xorg/Xorg", ":11", "-seat", "seat-lab-1", "-masterfd", "3",
+		"-displayfd", "4", "-auth", "/run/sl/lab-1/xauthority", "-config",
+		"/run/sl/lab-1/xorg.conf", "-logfile", "/run/sl/lab-1/Xorg.log", "-nolisten", "tcp",
+		"-noreset", "-dpi", "96", NULL};
+	for (size_t i = 0; want[i] != NULL; i++) {
+		assert_non_null(argv[i]);
+		assert_string_equal(argv[i], want[i]);
+	}
+	assert_null(argv[sizeof(want) / sizeof(want[0]) - 1]);
+	strv_free(argv);
+	seat_paths_finish(&paths);
+}
+
+static void clean_environment(void **state) {
+	struct seat_user user = {.uid = 1001, .gid = 1001, .name = "lab1", .home = "/home/lab1",
+		.shell = "/bin/bash"};
+	struct seat_paths paths;
+	seat_paths_init(&paths, "/run/sl", "lab-1");
+	char **env = seat_environ(&user, &paths, -1);
+	const char *want[] = {"HOME=/home/lab1", "USER=lab1", "LOGNAME=lab1", "SHELL=/bin/bash",
+		"PATH=/usr/local/bin:/usr/bin:/bin", "XDG_RUNTIME_DIR=/run/sl/lab-1/xdg", NULL};
+	for (size_t i = 0; want[i] != NULL; i++) {
+		assert_string_equal(env[i], want[i]);
+	}
+	assert_null(env[6]);
+	strv_free(env);
+	env = seat_environ(&user, &paths, 11);
+	assert_string_equal(env[6], "DISPLAY=:11");
+	assert_string_equal(env[7], "XAUTHORITY=/run/sl/lab-1/xauthority");
+	assert_null(env[8]);
+	strv_free(env);
+	seat_paths_finish(&paths);
+}
+
+static void cookie_file_format(void **state) {
+	uint8_t cookie[XAUTH_COOKIE_LEN];
+	for (int i = 0; i < XAUTH_COOKIE_LEN; i++) {
+		cookie[i] = (uint8_t)(0xa0 + i);
+	}
+	uint8_t buf[128];
+	size_t len = xauth_encode(11, cookie, buf, sizeof(buf));
+	/* family FamilyWild, empty address, number "11", name, 16-byte data */
+	const uint8_t head[] = {0xff, 0xff, 0, 0, 0, 2, '1', '1', 0, 18};
+	assert_int_equal(len, sizeof(head) + 18 + 2 + 16);
+	assert_memory_equal(buf, head, sizeof(head));
+	assert_memory_equal(buf + 10, "MIT-MAGIC-COOKIE-1", 18);
+	assert_int_equal(buf[28], 0);
+	assert_int_equal(buf[29], 16);
+	assert_memory_equal(buf + 30, cookie, 16);
+	assert_int_equal(xauth_encode(11, cookie, buf, 20), 0);
+}
+
+static void generated_xorg_conf(void **state) {
+	char snippet[] = "/tmp/seatd-lease-test-snippet-XXXXXX";
+	int fd = mkstemp(snippet);
+	assert_true(fd >= 0);
+	const char *text = "Section \"InputClass\"\n\tIdentifier \"mine\"\nEndSection\n";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char *outputs[] = {"HDMI-A-1", "DP-2", NULL};
+	struct seat_config c = seat_config();
+	c.outputs = outputs;
+	c.n_outputs = 2;
+	c.mode_width = 1920;
+	c.mode_height = 1080;
+	c.xorg_conf = snippet;
+	char *conf = xorg_conf_generate(&c);
+	assert_non_null(conf);
+	assert_non_null(strstr(conf, "\tDriver \"modesetting\"\n"));
+	/* modesetting calls HDMI-A-1 HDMI-1. */
+	assert_non_null(strstr(conf, "Option \"Monitor-HDMI-1\" \"monitor-HDMI-A-1\""));
+	assert_non_null(strstr(conf, "Option \"Monitor-DP-2\" \"monitor-DP-2\""));
+	assert_non_null(strstr(conf, "Identifier \"monitor-DP-2\"\n\tOption \"PreferredMode\" \"1920x1080\""));
+	assert_non_null(strstr(conf, text));
+	free(conf);
+	unlink(snippet);
+	/* An unreadable snippet is an error, not a config without it. */
+	assert_null(xorg_conf_generate(&c));
+}
+
+/* The real thing: fork, drop to nobody, keep only fds 0-4. */
+static void spawned_process_holds_only_its_fds(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	struct seat_user user;
+	char err[512];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	int lease = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int stray = open("/dev/null", O_RDONLY); /* not close-on-exec: must not leak */
+	int ready[2];
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	char *argv[] = {"/bin/sleep", "30", NULL};
+	char *envp[] = {"PATH=/bin", NULL};
+	struct spawn_request req = {
+		.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = lease, .ready_fd = ready[1], .output_fd = -1,
+	};
+	int pidfd;
+	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	assert_true(pid > 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	/* exec has happened once spawn_process returns. */
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	int seen = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.') {
+			continue;
+		}
+		int fd = atoi(e->d_name);
+		if (fd > 4) {
+			fail_msg("the child holds fd %d", fd);
+		}
+		seen |= 1 << fd;
+	}
+	closedir(d);
+	assert_int_equal(seen, 0x1f);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	char line[256];
+	bool checked_uid = false, checked_gid = false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned r, ef, s, fs;
+		if (sscanf(line, "Uid: %u %u %u %u", &r, &ef, &s, &fs) == 4) {
+			assert_true(r == user.uid && ef == user.uid && s == user.uid && fs == user.uid);
+			checked_uid = true;
+		}
+		if (sscanf(line, "Gid: %u %u %u %u", &r, &ef, &s, &fs) == 4) {
+			assert_true(r == user.gid && ef == user.gid && s == user.gid && fs == user.gid);
+			checked_gid = true;
+		}
+	}
+	fclose(f);
+	assert_true(checked_uid && checked_gid);
+	/* Its own session and process group. */
+	assert_int_equal(getsid(pid), pid);
+	assert_int_equal(getpgid(pid), pid);
+	kill(pid, SIGKILL);
+	siginfo_t info;
+	assert_int_equal(waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED), 0);
+	assert_int_equal(info.si_code, CLD_KILLED);
+	close(pidfd);
+	close(lease);
+	close(stray);
+	close(ready[0]);
+	close(ready[1]);
+	seat_user_finish(&user);
+}
+
+static void exec_failure_is_reported(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	struct seat_user user;
+	char err[512];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	char *argv[] = {"/nonexistent/Xorg", NULL};
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+	int pidfd;
+	assert_int_equal(spawn_process(&req, &pidfd, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "exec /nonexistent/Xorg: No such file or directory"));
+	seat_user_finish(&user);
+	assert_false(seat_user_lookup("root", &user, err, sizeof(err)));
+	assert_false(seat_user_lookup("no-such-user-here", &user, err, sizeof(err)));
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(xserver_arguments),
+		cmocka_unit_test(clean_environment),
+		cmocka_unit_test(cookie_file_format),
+		cmocka_unit_test(generated_xorg_conf),
+		cmocka_unit_test(spawned_process_holds_only_its_fds),
+		cmocka_unit_test(exec_failure_is_reported),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,236 @@
+"""seatd-lease on the rig, x11 lessor: two seats on the second and third heads
+of a three-head card, leased from a real primary Xorg, with real child Xorgs
+running as the seats' users.
+
+One guest for the module; every test starts its own supervisor and leaves the
+guest as it found it (no seat process, empty runtime_dir, outputs back)."""
+
+import os
+import re
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+import rig as rigmod
+from seatd import BIN, PRIMARY, SEAT_COLOURS, Supervisor, seat_map, setup_users
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("seats-x11", heads=3, xorg=True) as r:
+        setup_users(r, ["lab1", "lab2", "lab3"])
+        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
+        yield r
+
+
+def two_seats(**extra):
+    return seat_map("x11", [
+        dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
+        dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1]),
+    ], **extra)
+
+
+def assert_head(rig, head, colour, timeout=20):
+    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9, \
+        "head %d shows %s, not %s" % (head, picture.dominant(), colour)
+
+
+def primary_outputs(rig):
+    out = rig.run("xrandr --query", env=rig.x_env()).stdout
+    return dict(re.findall(r"^(Virtual-\d+) (connected|disconnected)", out, re.M))
+
+
+def test_two_seats_show_their_sessions(rig):
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        # The first head keeps the primary desktop.
+        assert_head(rig, 1, PRIMARY)
+        # While leased, the primary sees the outputs as disconnected.
+        outputs = primary_outputs(rig)
+        assert outputs == {"Virtual-1": "connected", "Virtual-2": "disconnected",
+                           "Virtual-3": "disconnected"}, outputs
+
+
+def test_child_xserver_is_the_users_and_holds_only_its_lease(rig):
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        x1 = sup.xserver_pid("s1")
+        status = rig.run("cat /proc/%d/status" % x1).stdout
+        uid = rig.run("id -u lab1").stdout.strip()
+        assert re.search(r"^Uid:\s+%s\s+%s\s+%s\s+%s$" % ((uid,) * 4), status, re.M), status
+        # fd 3 is the lease: the card, open in the X server.
+        assert rig.run("readlink /proc/%d/fd/3" % x1).stdout.strip() == "/dev/dri/card0"
+        # The X server shares one open file with the supervisor: its lease,
+        # fd 3 (modesetting may dup it), and not the other seat's lease.
+        shared = shared_files(rig, x1, sup.pid())
+        lease = {fs for fx, fs in shared if fx == 3}
+        assert len(lease) == 1 and {fs for _, fs in shared} == lease, \
+            "the X server shares %s with the supervisor, want only its lease" % shared
+        other = {fs for fx, fs in shared_files(rig, sup.xserver_pid("s2"), sup.pid()) if fx == 3}
+        assert len(other) == 1 and other != lease
+
+
+def shared_files(rig, a, b):
+    """(fd of a, fd of b) pairs that are the same open file."""
+    out = rig.run("/usr/bin/python3 %s/fdshare.py %d %d" % (HERE, a, b)).stdout
+    return sorted(tuple(int(x) for x in line.split()) for line in out.splitlines())
+
+
+def fd_targets(rig, pid):
+    """fd number -> what it is, as readlink shows it."""
+    out = rig.run("cd /proc/%d/fd && for f in *; do echo \"$f $(readlink $f)\"; done"
+                  % pid).stdout
+    return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+
+
+def test_cookie_admits_only_the_seat(rig):
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        display = ":10"
+        auth = "/run/seatd-lease/s1/xauthority"
+        ok = rig.run("su -s /bin/sh lab1 -c 'XAUTHORITY=%s xdpyinfo -display %s >/dev/null'"
+                     % (auth, display), check=False)
+        assert ok.status == 0, ok.stderr
+        # Another seat's user cannot even read the cookie...
+        peek = rig.run("su -s /bin/sh lab2 -c 'cat %s'" % auth, check=False)
+        assert peek.status != 0
+        # ...and its own cookie does not open this display.
+        other = rig.run("su -s /bin/sh lab2 -c 'XAUTHORITY=/run/seatd-lease/s2/xauthority "
+                        "xdpyinfo -display %s'" % display, check=False)
+        assert other.status != 0 and "Authorization required" in other.stderr + other.stdout
+        # Nor does no cookie at all, even as root.
+        none = rig.run("XAUTHORITY=/nonexistent xdpyinfo -display %s" % display, check=False)
+        assert none.status != 0
+
+
+def test_killed_xserver_returns_output_and_restarts_alone(rig):
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        x2 = sup.xserver_pid("s2")
+        x1 = sup.xserver_pid("s1")
+        rig.run("kill -9 %d" % x1)
+        # The output is back on the primary before the seat comes back.
+        assert_head(rig, 2, PRIMARY, timeout=10)
+        sup.wait_log(r"seat s1: .* -> back-off")
+        sup.wait_state("s1", "running", after=x1)
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        # The other seat never blinked: same X server, same picture.
+        assert sup.xserver_pid("s2") == x2
+        assert_head(rig, 3, SEAT_COLOURS[1], timeout=1)
+
+
+def test_crashing_session_ends_failed_without_a_tight_loop(rig):
+    m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1",
+                              session="/bin/false", extra="restart = always\n"
+                              "restart_delay = 200ms\nstart_limit = 3/60s\n")])
+    with Supervisor(rig, m) as sup:
+        sup.wait_state("s1", "failed", timeout=60)
+        log = sup.log()
+        starts = len(re.findall(r"seat s1: (?:stopped|waiting|back-off) -> starting", log))
+        assert starts == 3, log
+        assert "started 3 times within 60s" in log
+        # The back-off doubled after each failure.
+        delays = [int(d) for d in re.findall(r"restarting in (\d+)ms", log)]
+        assert delays == [200, 400, 800], log
+        assert_head(rig, 2, PRIMARY)
+
+
+def test_sigterm_leaves_nothing_behind(rig):
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        status = sup.stop()
+        assert status == 0, sup.log()
+    assert_head(rig, 2, PRIMARY)
+    assert_head(rig, 3, PRIMARY)
+    assert primary_outputs(rig) == {"Virtual-1": "connected", "Virtual-2": "connected",
+                                    "Virtual-3": "connected"}
+    left = rig.run("pgrep -u lab1,lab2 -l", check=False).stdout
+    assert left == "", "seat processes left: %s" % left
+    assert rig.run("ls -A /run/seatd-lease").stdout == ""
+
+
+def test_unknown_output_waits_with_a_clear_line(rig):
+    m = seat_map("x11", [dict(name="s1", outputs="HDMI-7", user="lab1")])
+    with Supervisor(rig, m) as sup:
+        sup.wait_state("s1", "waiting")
+        line = sup.wait_log(r"seat s1: .*HDMI-7.*")
+        assert "Virtual-1" in line, "the message should list the outputs there are: " + line
+
+
+def test_xserver_gone_at_runtime_fails_the_seat(rig):
+    # check refuses a bad X server up front; one that breaks later fails the
+    # seat with the reason, and the supervisor goes on.
+    rig.run("cp /usr/lib/xorg/Xorg /tmp/Xorg-copy")
+    m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1",
+                              colour=SEAT_COLOURS[0], extra="start_limit = 2/60s\n")],
+                 general="xserver = /tmp/Xorg-copy\n")
+    try:
+        with Supervisor(rig, m) as sup:
+            sup.wait_state("s1", "running")
+            rig.run("chmod -x /tmp/Xorg-copy")
+            rig.run("kill -9 %d" % sup.xserver_pid("s1"))
+            line = sup.wait_log(r"exec /tmp/Xorg-copy: Permission denied")
+            assert "seat s1" in line
+            sup.wait_state("s1", "failed")
+            assert sup.running()
+            assert_head(rig, 2, PRIMARY)
+    finally:
+        rig.run("rm -f /tmp/Xorg-copy")
+
+
+def test_config_errors_refuse_to_start(rig):
+    m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="nosuchuser"),
+                         dict(name="s2", outputs="Virtual-3", user="lab2")],
+                 general="xserver = /usr/lib/xorg/nothing-here\n")
+    rig.write_file("/etc/seatd-lease/seats.ini", m.encode())
+    r = rig.run("%s -c /etc/seatd-lease/seats.ini run" % BIN, check=False, timeout=20)
+    assert r.status == 1
+    assert re.search(r"seats.ini:\d+: error: user nosuchuser does not exist", r.stderr), r.stderr
+    assert re.search(r"seats.ini:\d+: error: X server /usr/lib/xorg/nothing-here", r.stderr)
+    assert_head(rig, 3, PRIMARY)
+
+
+def test_kill_9_supervisor_then_restart_cleans_up(rig):
+    sup = Supervisor(rig, two_seats())
+    sup.start()
+    sup.wait_state("s1", "running")
+    sup.wait_state("s2", "running")
+    rig.run("kill -9 %d" % sup.pid())
+    # The X servers die with their parent (PR_SET_PDEATHSIG): the leases end.
+    rig.wait_until("! pgrep -u lab1,lab2 Xorg >/dev/null", timeout=20)
+    with Supervisor(rig, two_seats()) as again:
+        again.wait_state("s1", "running")
+        again.wait_state("s2", "running")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+
+
+def test_primary_restart_stops_and_brings_back_every_seat(rig):
+    # Last in the module: it replaces the primary X server.
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        old = (sup.xserver_pid("s1"), sup.xserver_pid("s2"))
+        rig.xorg_server.stop()
+        sup.wait_log(r"lost the x11 lessor")
+        sup.wait_state("s1", "waiting")
+        sup.wait_state("s2", "waiting")
+        left = rig.run("pgrep -u lab1,lab2 -l", check=False).stdout
+        assert left == "", "seat processes left while the primary is away: %s" % left
+        rig.start_xorg()
+        rig.run("xsetroot -solid '%s'" % PRIMARY, env=rig.x_env())
+        sup.wait_state("s1", "running", timeout=90)
+        sup.wait_state("s2", "running", timeout=90)
+        assert (sup.xserver_pid("s1"), sup.xserver_pid("s2")) != old
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        assert_head(rig, 1, PRIMARY)

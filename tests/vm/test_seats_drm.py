@@ -1,0 +1,79 @@
+"""seatd-lease on the rig, drm lessor: no X server on the card; seatd-lease is
+its DRM master and leases every head to a seat of its own. Also `seatd-lease
+seat NAME`, one seat in the foreground as a service manager runs it."""
+
+import pytest
+
+import rig as rigmod
+from seatd import BIN, CONFIG, SEAT_COLOURS, Supervisor, seat_map, setup_users
+
+BLACK = "#000000"
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("seats-drm", heads=3, xorg=False) as r:
+        setup_users(r, ["lab1", "lab2", "lab3"])
+        yield r
+
+
+def three_seats():
+    return seat_map("drm", [
+        dict(name="s%d" % (i + 1), outputs="Virtual-%d" % (i + 1), user="lab%d" % (i + 1),
+             colour=SEAT_COLOURS[i]) for i in range(3)])
+
+
+def assert_head(rig, head, colour, timeout=20):
+    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9, \
+        "head %d shows %s, not %s" % (head, picture.dominant(), colour)
+
+
+def test_three_seats_on_three_heads(rig):
+    with Supervisor(rig, three_seats()) as sup:
+        for i in range(3):
+            sup.wait_state("s%d" % (i + 1), "running")
+        for i in range(3):
+            assert_head(rig, i + 1, SEAT_COLOURS[i])
+        # One seat's crash leaves the others alone, and it comes back.
+        x2, x3 = sup.xserver_pid("s2"), sup.xserver_pid("s3")
+        rig.run("kill -9 %d" % sup.xserver_pid("s1"))
+        sup.wait_log(r"seat s1: .* -> back-off")
+        sup.wait_state("s1", "running", after=None)
+        assert_head(rig, 1, SEAT_COLOURS[0])
+        assert (sup.xserver_pid("s2"), sup.xserver_pid("s3")) == (x2, x3)
+        assert sup.stop() == 0
+    # Nothing holds the card any more: the heads go dark.
+    assert rig.run("ls -A /run/seatd-lease").stdout == ""
+    assert rig.run("pgrep -u lab1,lab2,lab3", check=False).stdout == ""
+
+
+def test_drm_unknown_connector_waits(rig):
+    m = seat_map("drm", [dict(name="s1", outputs="HDMI-A-1", user="lab1")])
+    with Supervisor(rig, m) as sup:
+        sup.wait_state("s1", "waiting")
+        line = sup.wait_log(r"seat s1: .*HDMI-A-1")
+        assert "Virtual-1" in line, line
+
+
+def test_seat_command_runs_one_seat_and_exits_with_its_session(rig):
+    m = seat_map("drm", [
+        dict(name="s1", outputs="Virtual-1", user="lab1",
+             session="/bin/sh -c \"xsetroot -solid '%s' && sleep 3 && exit 7\"" % SEAT_COLOURS[0]),
+        dict(name="s2", outputs="Virtual-2", user="lab2", colour=SEAT_COLOURS[1])])
+    rig.run("mkdir -p /etc/seatd-lease")
+    rig.write_file(CONFIG, m.encode())
+    r = rig.run("%s -c %s seat s1" % (BIN, CONFIG), check=False, timeout=90)
+    # The session's status is the seat's; no restart in this mode.
+    assert r.status == 7, r.stderr
+    assert r.stderr.count("-> starting") == 1, r.stderr
+    assert "seat s2:" not in r.stderr
+    assert rig.run("ls -A /run/seatd-lease").stdout == ""
+
+
+def test_seat_command_stops_cleanly_on_sigterm(rig):
+    with Supervisor(rig, three_seats(), args="seat s2") as sup:
+        sup.wait_state("s2", "running")
+        assert_head(rig, 2, SEAT_COLOURS[1])
+        assert sup.stop() == 0
+    assert rig.run("pgrep -u lab2", check=False).stdout == ""
