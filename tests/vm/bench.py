@@ -1,0 +1,119 @@
+"""seatd-lease's figures on the rig, printed, not asserted: bring-up against
+the floor (the same lease and the same Xorg started by hand), reclaim time,
+idle system calls, memory. Run by scripts/bench."""
+
+import re
+import statistics
+import sys
+import time
+
+import rig as rigmod
+from seatd import BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map, setup_users
+
+ROUNDS = 5
+PROBE = "%s/tests/vm/lease-probe" % rigmod.build_dir()
+
+# Runs one bring-up in the guest and prints the seconds until ready.
+TIMED = r"""
+t0=$(date +%%s%%N)
+%(start)s
+until %(ready)s; do sleep 0.005; done
+t1=$(date +%%s%%N)
+echo $(( (t1 - t0) / 1000 ))
+%(stop)s
+"""
+
+
+def timed(rig, start, ready, stop):
+    out = rig.run(TIMED % dict(start=start, ready=ready, stop=stop), timeout=120).stdout
+    return int(out.split()[0]) / 1e6
+
+
+def bring_up(rig):
+    one = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1")],
+                   general="restart = never\n")
+    rig.run("mkdir -p /etc/seatd-lease")
+    rig.write_file(CONFIG, one.encode())
+    # The floor runs the X server on the configuration seatd-lease generates.
+    sup = Supervisor(rig, one, args="-v seat s1")
+    sup.start()
+    sup.wait_state("s1", "running")
+    rig.run("cp %s/s1/xorg.conf /tmp/floor.conf" % RUNTIME_DIR)
+    sup.stop()
+    xorg = ("/usr/lib/xorg/Xorg :20 -seat seat-floor -masterfd 3 -displayfd 4 -config "
+            "/tmp/floor.conf -logfile /tmp/floor.log -nolisten tcp -noreset")
+    floor, ours = [], []
+    for _ in range(ROUNDS):
+        floor.append(timed(
+            rig, "rm -f /tmp/floor.ready; DISPLAY=:0 XAUTHORITY=%s %s Virtual-2 lab1 %s "
+            "4>/tmp/floor.ready & p=$!" % (rigmod.XAUTHORITY, PROBE, xorg),
+            "[ -s /tmp/floor.ready ]", "kill $p; wait $p"))
+        ours.append(timed(
+            rig, "%s -v -c %s seat s1 2>/tmp/ours.log & p=$!" % (BIN, CONFIG),
+            "grep -q 'X server ready' /tmp/ours.log", "kill $p; wait $p"))
+    return floor, ours
+
+
+def reclaim(rig):
+    two = seat_map("x11", [
+        dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0],
+             extra="start_limit = %d/60s\n" % (ROUNDS + 2)),
+        dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1])])
+    figures = []
+    with Supervisor(rig, two) as sup:
+        for _ in range(ROUNDS):
+            sup.wait_state("s1", "running")
+            rig.run("kill -9 %d" % sup.xserver_pid("s1"))
+            sup.wait_state("s1", "back-off")
+        figures = [(float(w), float(c)) for w, c in re.findall(
+            r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())]
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        time.sleep(2)
+        out = rig.run("timeout -s INT 10 strace -c -f -p %d 2>&1 >/dev/null; true" % sup.pid(),
+                      timeout=30).stdout
+        # strace -c prints no table at all for a process that made no call;
+        # otherwise the total row: % time, seconds, usecs/call, calls, ...
+        total = [line.split() for line in out.splitlines() if line.endswith(" total")]
+        idle = int(total[0][3]) if total else 0
+    return figures, idle, out
+
+
+def memory(rig):
+    three = seat_map("x11", [
+        dict(name="s%d" % i, outputs="Virtual-%d" % i, user="lab%d" % i,
+             colour=SEAT_COLOURS[i - 1]) for i in (1, 2, 3)])
+    with Supervisor(rig, three) as sup:
+        for i in (1, 2, 3):
+            sup.wait_state("s%d" % i, "running")
+        status = rig.run("cat /proc/%d/status" % sup.pid()).stdout
+    return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1)), \
+        int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M).group(1))
+
+
+def main():
+    with rigmod.Rig("bench", heads=3, xorg=True) as rig:
+        setup_users(rig, ["lab1", "lab2", "lab3"])
+        floor, ours = bring_up(rig)
+        figures, idle, strace_out = reclaim(rig)
+        rss, hwm = memory(rig)
+    f, o = statistics.median(floor), statistics.median(ours)
+    print("seatd-lease figures on the rig (TCG, %d rounds each; medians)" % ROUNDS)
+    print("bring-up, lease to X server ready: floor %.3f s, seatd-lease %.3f s, ratio %.3f"
+          % (f, o, o / f))
+    print("  floor rounds:       %s" % " ".join("%.3f" % x for x in floor))
+    print("  seatd-lease rounds: %s" % " ".join("%.3f" % x for x in ours))
+    wall, cpu = [w for w, _ in figures], [c for _, c in figures]
+    print("reclaim, X server exit seen to lease freed (%d kills): seatd-lease's CPU median "
+          "%.3f ms, max %.3f ms; wall clock median %.3f ms, max %.3f ms"
+          % (len(figures), statistics.median(cpu), max(cpu), statistics.median(wall), max(wall)))
+    print("idle: %s system calls by the supervisor in 10 s with 2 seats running"
+          % ("?" if idle is None else idle))
+    if idle:
+        print(strace_out)
+    print("memory with 3 seats running: VmRSS %d KiB, peak %d KiB" % (rss, hwm))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
