@@ -123,6 +123,13 @@ class Supervisor:
             time.sleep(0.2)
 
     def xserver_pid(self, seat):
+        return self._pid(seat, "xserver")
+
+    def session_pid(self, seat):
+        return self._pid(seat, "session")
+
+    def _pid(self, seat, what):
+        """From the seat's pids file, which the next run reads too."""
         pids = self.rig.run("cat %s/%s/pids" % (RUNTIME_DIR, seat), check=False).stdout
-        m = re.search(r"^xserver (\d+)", pids, re.M)
+        m = re.search(r"^%s (\d+)" % what, pids, re.M)
         return int(m.group(1)) if m else None

@@ -214,6 +214,28 @@ def test_kill_9_supervisor_then_restart_cleans_up(rig):
         assert_head(rig, 2, SEAT_COLOURS[0])
 
 
+def test_next_run_stops_what_a_killed_run_left(rig):
+    # A session that ignores SIGTERM outlives a supervisor killed with -9 (the
+    # parent-death signal is SIGTERM): the next run finds it in runtime_dir.
+    stubborn = ("/bin/sh -c \"trap '' TERM; xsetroot -solid '%s'; "
+                "while :; do sleep 1; done\"" % SEAT_COLOURS[0])
+    m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1", session=stubborn)])
+    first = Supervisor(rig, m)
+    first.start()
+    first.wait_state("s1", "running")
+    session = first.session_pid("s1")
+    rig.run("kill -9 %d" % first.pid())
+    rig.wait_until("! pgrep -u lab1 Xorg >/dev/null", timeout=20)
+    assert rig.run("kill -0 %d" % session, check=False).status == 0, "the session did not survive"
+    with Supervisor(rig, m) as again:
+        again.wait_log(r"stopping the session of seat s1 \(pid %d\) left by an earlier run"
+                       % session)
+        again.wait_log(r"ignored SIGTERM; killing it")
+        assert rig.run("kill -0 %d" % session, check=False).status != 0
+        again.wait_state("s1", "running")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+
+
 def test_primary_restart_stops_and_brings_back_every_seat(rig):
     # Last in the module: it replaces the primary X server.
     with Supervisor(rig, two_seats()) as sup:
