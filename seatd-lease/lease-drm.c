@@ -12,8 +12,10 @@
 #include <xf86drmMode.h>
 
 #include "crtc-pick.h"
+#include "held.h"
 #include "lessor.h"
 #include "log.h"
+#include "text.h"
 
 /* Each EBUSY takes one assignment out: this only bounds a kernel that
  * keeps refusing. */
@@ -21,12 +23,6 @@
 
 /* A card has at most 32 CRTCs (possible_crtcs is a 32-bit mask). */
 #define MAX_CRTCS 32
-
-struct held {
-	struct lease lease; /* first: release() gets its held back from the lease */
-	char *seat;
-	struct held *next;
-};
 
 struct lessor {
 	int fd;
@@ -38,20 +34,6 @@ struct lessor {
 	struct poller_source *source;
 	struct held *leases;
 };
-
-static void append(char *buf, size_t len, const char *fmt, ...)
-		__attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t len, const char *fmt, ...) {
-	size_t used = strlen(buf);
-	if (used + 1 >= len) {
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
 
 /* As the kernel names it in sysfs (card0-HDMI-A-1), without the card. */
 static void connector_name(const drmModeConnector *c, char *buf, size_t len) {
@@ -89,12 +71,6 @@ static void udev_readable(int fd, uint32_t events, void *data) {
 }
 
 static void release_held(struct lessor *l, struct held *h) {
-	for (struct held **p = &l->leases; *p != NULL; p = &(*p)->next) {
-		if (*p == h) {
-			*p = h->next;
-			break;
-		}
-	}
 	/* ENOENT: the lessee is gone already, which is what we want. */
 	int ret = drmModeRevokeLease(l->fd, h->lease.id);
 	if (ret != 0 && ret != -ENOENT) {
@@ -103,8 +79,7 @@ static void release_held(struct lessor *l, struct held *h) {
 	}
 	close(h->lease.fd);
 	log_info("seat %s: revoked lease %u on %s", h->seat, h->lease.id, l->card);
-	free(h->seat);
-	free(h);
+	held_remove(&l->leases, h);
 }
 
 static void drm_destroy(struct lessor *l) {
@@ -192,17 +167,6 @@ fail:
 	return NULL;
 }
 
-static const struct held *holder_of(const struct lessor *l, uint32_t id, bool crtc) {
-	for (const struct held *h = l->leases; h != NULL; h = h->next) {
-		for (size_t i = 0; i < h->lease.n_outputs; i++) {
-			if ((crtc ? h->lease.crtcs[i] : h->lease.outputs[i]) == id) {
-				return h;
-			}
-		}
-	}
-	return NULL;
-}
-
 struct snapshot {
 	drmModeRes *res;
 	drmModeConnector **connectors;
@@ -222,12 +186,12 @@ static void list_connectors(const struct snapshot *s, char *buf, size_t len) {
 		if (s->connectors[i] != NULL) {
 			char name[64];
 			connector_name(s->connectors[i], name, sizeof(name));
-			append(buf, len, "%s%s", any ? ", " : "", name);
+			text_append(buf, len, "%s%s", any ? ", " : "", name);
 			any = true;
 		}
 	}
 	if (!any) {
-		append(buf, len, "none");
+		text_append(buf, len, "none");
 	}
 }
 
@@ -305,7 +269,7 @@ static enum lease_result drm_lease(struct lessor *l, const char *seat, char *con
 			goto out;
 		}
 		connectors[i] = c->connector_id;
-		const struct held *h = holder_of(l, c->connector_id, false);
+		const struct held *h = held_find(l->leases, c->connector_id, false);
 		if (h != NULL) {
 			snprintf(err, errlen, "output %s is already leased to seat %s", names[i],
 					h->seat);
@@ -353,11 +317,11 @@ static enum lease_result drm_lease(struct lessor *l, const char *seat, char *con
 				snprintf(err, errlen, "output %s of %s has no free CRTC:", names[starved],
 						l->card);
 				for (size_t k = 0; k < opts[starved].n_crtcs; k++) {
-					const struct held *h = holder_of(l, opts[starved].crtcs[k], true);
-					append(err, errlen, "%s CRTC %u is leased to seat %s", k == 0 ? "" : ";",
+					const struct held *h = held_find(l->leases, opts[starved].crtcs[k], true);
+					text_append(err, errlen, "%s CRTC %u is leased to seat %s", k == 0 ? "" : ";",
 							opts[starved].crtcs[k], h != NULL ? h->seat : "?");
 				}
-				append(err, errlen, "; waiting for one to be freed");
+				text_append(err, errlen, "; waiting for one to be freed");
 			} else if (skip == 0) {
 				snprintf(err, errlen, "the outputs of this seat cannot each get a CRTC of "
 						"their own on %s; waiting for CRTCs to be freed", l->card);
@@ -373,25 +337,17 @@ static enum lease_result drm_lease(struct lessor *l, const char *seat, char *con
 		uint32_t lessee = 0;
 		int fd = drmModeCreateLease(l->fd, objects, (int)(2 * n), O_CLOEXEC, &lessee);
 		if (fd >= 0) {
-			struct held *h = calloc(1, sizeof(*h));
-			if (h == NULL || (h->seat = strdup(seat)) == NULL) {
-				free(h);
+			struct held *h = held_add(&l->leases, seat, fd, lessee, n, chosen, connectors);
+			if (h == NULL) {
 				drmModeRevokeLease(l->fd, lessee);
 				close(fd);
 				snprintf(err, errlen, "out of memory");
 				result = LEASE_FAILED;
 				goto out;
 			}
-			h->lease.fd = fd;
-			h->lease.id = lessee;
-			h->lease.n_outputs = n;
-			memcpy(h->lease.crtcs, chosen, n * sizeof(chosen[0]));
-			memcpy(h->lease.outputs, connectors, n * sizeof(connectors[0]));
-			h->next = l->leases;
-			l->leases = h;
 			char what[512] = "";
 			for (size_t i = 0; i < n; i++) {
-				append(what, sizeof(what), "%s%s (CRTC %u)", i == 0 ? "" : ", ", names[i],
+				text_append(what, sizeof(what), "%s%s (CRTC %u)", i == 0 ? "" : ", ", names[i],
 						chosen[i]);
 			}
 			log_info("seat %s: leased %s from %s, lessee %u", seat, what, l->card, lessee);
@@ -402,10 +358,10 @@ static enum lease_result drm_lease(struct lessor *l, const char *seat, char *con
 		if (fd != -EBUSY) {
 			snprintf(err, errlen, "%s refused to lease ", l->card);
 			for (size_t i = 0; i < n; i++) {
-				append(err, errlen, "%s%s (CRTC %u)", i == 0 ? "" : ", ", names[i],
+				text_append(err, errlen, "%s%s (CRTC %u)", i == 0 ? "" : ", ", names[i],
 						chosen[i]);
 			}
-			append(err, errlen, ": %s%s", strerror(-fd), fd == -EACCES || fd == -EPERM
+			text_append(err, errlen, ": %s%s", strerror(-fd), fd == -EACCES || fd == -EPERM
 					? " (are we still its DRM master?)" : "");
 			result = LEASE_FAILED;
 			goto out;

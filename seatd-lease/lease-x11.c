@@ -12,8 +12,10 @@
 #include <xcb/xcb.h>
 
 #include "crtc-pick.h"
+#include "held.h"
 #include "lessor.h"
 #include "log.h"
+#include "text.h"
 
 /* RandR 1.6 brought CreateLease. */
 #define RANDR_MAJOR 1
@@ -29,12 +31,6 @@
 
 /* A card has at most 32 CRTCs (possible_crtcs is a 32-bit mask). */
 #define MAX_AVOID 64
-
-struct held {
-	struct lease lease; /* first: release() gets its held back from the lease */
-	char *seat;
-	struct held *next;
-};
 
 struct lessor {
 	/* Requests (leases) and notifications on separate connections: the
@@ -108,28 +104,6 @@ static void error_text(const struct lessor *l, const xcb_generic_error_t *e, cha
 			e->error_code, e->resource_id);
 }
 
-static const struct held *holder_of_crtc(const struct lessor *l, uint32_t crtc) {
-	for (const struct held *h = l->leases; h != NULL; h = h->next) {
-		for (size_t i = 0; i < h->lease.n_outputs; i++) {
-			if (h->lease.crtcs[i] == crtc) {
-				return h;
-			}
-		}
-	}
-	return NULL;
-}
-
-static const struct held *holder_of_output(const struct lessor *l, uint32_t output) {
-	for (const struct held *h = l->leases; h != NULL; h = h->next) {
-		for (size_t i = 0; i < h->lease.n_outputs; i++) {
-			if (h->lease.outputs[i] == output) {
-				return h;
-			}
-		}
-	}
-	return NULL;
-}
-
 /* Whether an event may have made a waiting seat's output leasable. Our own
  * leases notify too (their outputs turn Disconnected): those wake nobody. */
 static bool may_free_output(const struct lessor *l, const xcb_generic_event_t *ev) {
@@ -152,7 +126,7 @@ static bool may_free_output(const struct lessor *l, const xcb_generic_event_t *e
 	case XCB_RANDR_NOTIFY_CRTC_CHANGE:
 		/* A CRTC the primary stopped using may now drive a seat's output;
 		 * one we leased shows as stopped too. */
-		return n->u.cc.mode == XCB_NONE && holder_of_crtc(l, n->u.cc.crtc) == NULL;
+		return n->u.cc.mode == XCB_NONE && held_find(l->leases, n->u.cc.crtc, true) == NULL;
 	case XCB_RANDR_NOTIFY_RESOURCE_CHANGE:
 		return true;
 	case XCB_RANDR_NOTIFY_LEASE:
@@ -281,20 +255,13 @@ static xcb_connection_t *connect_display(const char *display, const char *xautho
 }
 
 static void release_held(struct lessor *l, struct held *h) {
-	for (struct held **p = &l->leases; *p != NULL; p = &(*p)->next) {
-		if (*p == h) {
-			*p = h->next;
-			break;
-		}
-	}
 	/* Terminate, not just forget the XID: the lessee's fd keeps a lease
 	 * alive on its own. */
 	xcb_randr_free_lease(l->conn, h->lease.id, 1);
 	xcb_flush(l->conn);
 	close(h->lease.fd);
 	log_info("seat %s: freed lease 0x%x on X server %s", h->seat, h->lease.id, l->display);
-	free(h->seat);
-	free(h);
+	held_remove(&l->leases, h);
 }
 
 static void x11_destroy(struct lessor *l) {
@@ -536,28 +503,14 @@ static xcb_randr_output_t crtc_foreign_output(const struct snapshot *s, xcb_rand
 	return XCB_NONE;
 }
 
-static void append(char *buf, size_t len, const char *fmt, ...)
-		__attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t len, const char *fmt, ...) {
-	size_t used = strlen(buf);
-	if (used + 1 >= len) {
-		return;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, len - used, fmt, ap);
-	va_end(ap);
-}
-
 static void list_outputs(const struct snapshot *s, char *buf, size_t len) {
 	for (int i = 0; i < s->n_outputs; i++) {
 		char name[64];
-		append(buf, len, "%s%s", i == 0 ? "" : ", ",
+		text_append(buf, len, "%s%s", i == 0 ? "" : ", ",
 				output_name_of(s, s->outputs[i], name, sizeof(name)));
 	}
 	if (s->n_outputs == 0) {
-		append(buf, len, "none");
+		text_append(buf, len, "none");
 	}
 }
 
@@ -570,26 +523,26 @@ static void explain_no_crtc(const struct lessor *l, const struct snapshot *s,
 	xcb_randr_crtc_t *crtcs = xcb_randr_get_output_info_crtcs(info);
 	int n = xcb_randr_get_output_info_crtcs_length(info);
 	for (int i = 0; i < n; i++) {
-		const struct held *h = holder_of_crtc(l, crtcs[i]);
+		const struct held *h = held_find(l->leases, crtcs[i], true);
 		bool was_refused = false;
 		for (size_t k = 0; k < n_refused; k++) {
 			was_refused = was_refused || refused[k] == crtcs[i];
 		}
 		xcb_randr_output_t other = crtc_foreign_output(s, crtcs[i], seat_outputs, n_seat);
 		char other_name[64];
-		append(err, errlen, "%s CRTC 0x%x ", i == 0 ? "" : ";", crtcs[i]);
+		text_append(err, errlen, "%s CRTC 0x%x ", i == 0 ? "" : ";", crtcs[i]);
 		if (h != NULL) {
-			append(err, errlen, "is leased to seat %s", h->seat);
+			text_append(err, errlen, "is leased to seat %s", h->seat);
 		} else if (was_refused) {
-			append(err, errlen, "is leased by another client (another seatd-lease?)");
+			text_append(err, errlen, "is leased by another client (another seatd-lease?)");
 		} else if (other != XCB_NONE) {
-			append(err, errlen, "drives output %s of the primary",
+			text_append(err, errlen, "drives output %s of the primary",
 					output_name_of(s, other, other_name, sizeof(other_name)));
 		} else {
-			append(err, errlen, "is taken by another output of this seat");
+			text_append(err, errlen, "is taken by another output of this seat");
 		}
 	}
-	append(err, errlen, "; waiting for one to be freed");
+	text_append(err, errlen, "; waiting for one to be freed");
 }
 
 static void describe_lease(char *buf, size_t len, const struct snapshot *s,
@@ -597,7 +550,7 @@ static void describe_lease(char *buf, size_t len, const struct snapshot *s,
 	buf[0] = '\0';
 	for (size_t i = 0; i < lease->n_outputs; i++) {
 		char name[64];
-		append(buf, len, "%s%s (CRTC 0x%x)", i == 0 ? "" : ", ",
+		text_append(buf, len, "%s%s (CRTC 0x%x)", i == 0 ? "" : ", ",
 				output_name_of(s, lease->outputs[i], name, sizeof(name)), lease->crtcs[i]);
 	}
 }
@@ -636,7 +589,7 @@ static enum lease_result lease_outputs(struct lessor *l, const char *seat, char 
 			list_outputs(&s, err, errlen);
 			goto out;
 		}
-		const struct held *h = holder_of_output(l, outputs[i]);
+		const struct held *h = held_find(l->leases, outputs[i], false);
 		if (h != NULL) {
 			snprintf(err, errlen, "output %s is already leased to seat %s", names[i],
 					h->seat);
@@ -733,22 +686,14 @@ static enum lease_result lease_outputs(struct lessor *l, const char *seat, char 
 				result = LEASE_FAILED;
 				goto out;
 			}
-			struct held *h = calloc(1, sizeof(*h));
-			if (h == NULL || (h->seat = strdup(seat)) == NULL) {
-				free(h);
+			struct held *h = held_add(&l->leases, seat, fd, lid, n, chosen, outputs);
+			if (h == NULL) {
 				close(fd);
 				xcb_randr_free_lease(l->conn, lid, 1);
 				snprintf(err, errlen, "out of memory");
 				result = LEASE_FAILED;
 				goto out;
 			}
-			h->lease.fd = fd;
-			h->lease.id = lid;
-			h->lease.n_outputs = n;
-			memcpy(h->lease.crtcs, chosen, n * sizeof(chosen[0]));
-			memcpy(h->lease.outputs, outputs, n * sizeof(outputs[0]));
-			h->next = l->leases;
-			l->leases = h;
 			char what[512];
 			describe_lease(what, sizeof(what), &s, &h->lease);
 			log_info("seat %s: leased %s from X server %s, lease 0x%x", seat, what,
