@@ -15,6 +15,10 @@
  * checked again by its users.
  */
 
+/* The PATH of a seat's processes, where a session named without a '/' is
+ * looked up (once, by seatmap_load: session[0] is then absolute). */
+#define SEAT_PATH "/usr/local/bin:/usr/bin:/bin"
+
 enum lessor_kind {
 	LESSOR_X11,
 	LESSOR_DRM,
@@ -48,7 +52,8 @@ struct seat_config {
 	int display;        /* the N of :N, always set after load */
 	bool display_auto;  /* chosen by us, not written in the file */
 
-	char **session;     /* argv, NULL-terminated; NULL when unset */
+	char **session;     /* argv, NULL-terminated; NULL when unset; with
+	                     * system checks, session[0] is an absolute path */
 	char **xserver_args; /* NULL-terminated, never NULL */
 	size_t n_xserver_args;
 

@@ -12,8 +12,6 @@
 /* Auto-assigned seat displays start here, clear of the usual :0 and :1. */
 #define FIRST_AUTO_DISPLAY 10
 
-/* Where a session's program is looked up when its path is not absolute. */
-#define SESSION_PATH "/usr/local/bin:/usr/bin:/bin"
 
 __attribute__((format(printf, 5, 6)))
 static void report(struct diag_list *diags, enum diag_level level, const struct seatmap *map,
@@ -162,18 +160,23 @@ static void check_xserver(struct seatmap *map, struct diag_list *diags) {
 	}
 }
 
-static bool find_in_path(const char *name) {
+/* The first executable name in SEAT_PATH, malloc'ed, or NULL. */
+static char *find_in_path(const char *name) {
 	char path[4096];
-	const char *dir = SESSION_PATH;
+	const char *dir = SEAT_PATH;
 	while (*dir != '\0') {
 		size_t len = strcspn(dir, ":");
 		snprintf(path, sizeof(path), "%.*s/%s", (int)len, dir, name);
 		if (access(path, X_OK) == 0) {
-			return true;
+			char *full = strdup(path);
+			if (full == NULL) {
+				abort();
+			}
+			return full;
 		}
 		dir += len + (dir[len] == ':');
 	}
-	return false;
+	return NULL;
 }
 
 static void check_seat_system(struct seatmap *map, struct seat_config *s,
@@ -194,9 +197,14 @@ static void check_seat_system(struct seatmap *map, struct seat_config *s,
 		const char *prog = s->session[0];
 		int line = line_or(s->session_line, s->line);
 		if (prog[0] != '/') {
-			if (!find_in_path(prog)) {
-				error(line, "session: %s is not found in " SESSION_PATH "; install it "
+			char *full = find_in_path(prog);
+			if (full == NULL) {
+				error(line, "session: %s is not found in " SEAT_PATH "; install it "
 						"or give the program's full path", prog);
+			} else {
+				/* Resolved once, here: execve does not search. */
+				free(s->session[0]);
+				s->session[0] = full;
 			}
 		} else if (access(prog, F_OK) != 0) {
 			error(line, "session: %s does not exist; install it or correct the path", prog);

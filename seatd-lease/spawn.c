@@ -16,8 +16,6 @@
 #include "spawn.h"
 #include "values.h"
 
-#define SEAT_PATH "/usr/local/bin:/usr/bin:/bin"
-
 static char *xstrdup(const char *s) {
 	char *p = strdup(s != NULL ? s : "");
 	if (p == NULL) {

@@ -309,33 +309,7 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 	const struct seat_config *c = seat->config;
 	char **envp = seat_environ(&r->user, &r->paths, c->display);
 	int out = open_log(r, r->paths.session_log);
-	char *resolved = NULL;
 	char *const *argv = c->session;
-	char **copy = NULL;
-	if (c->session[0][0] != '/') {
-		/* execve does not search PATH; the seat's PATH is fixed. */
-		const char *dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
-		for (size_t i = 0; i < 3 && resolved == NULL; i++) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s", dirs[i], c->session[0]);
-			if (access(path, X_OK) == 0) {
-				resolved = strdup(path);
-			}
-		}
-		if (resolved != NULL) {
-			size_t n = 0;
-			while (c->session[n] != NULL) {
-				n++;
-			}
-			copy = calloc(n + 1, sizeof(char *));
-			if (copy == NULL) {
-				abort();
-			}
-			memcpy(copy, c->session, n * sizeof(char *));
-			copy[0] = resolved;
-			argv = copy;
-		}
-	}
 	struct spawn_request req = {
 		.argv = argv,
 		.envp = envp,
@@ -348,8 +322,6 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 	char why[512];
 	pid_t pid = spawn_process(&req, &pidfd, why, sizeof(why));
 	strv_free(envp);
-	free(copy);
-	free(resolved);
 	if (out >= 0) {
 		close(out);
 	}

@@ -166,6 +166,22 @@ static void every_problem_is_reported(void **state) {
 			"user = u\ndisplay = :0\n", NULL), 0);
 }
 
+static void session_is_resolved_once(void **state) {
+	/* Against this system: the program is looked up in SEAT_PATH at load. */
+	const struct seatmap_env system = {.display = ":0", .system_checks = true};
+	const char *text = "[seat:a]\noutputs = A\nuser = nobody\nsession = sh -c \"exit 3\"\n";
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &system, &diags);
+	diag_print(&diags, stderr);
+	assert_int_equal(diag_errors(&diags), 0);
+	const char *prog = map->seats[0].session[0];
+	assert_true(prog[0] == '/');
+	assert_string_equal(strrchr(prog, '/'), "/sh");
+	assert_string_equal(map->seats[0].session[2], "exit 3");
+	diag_list_finish(&diags);
+	seatmap_free(map);
+}
+
 static void hostile_text(void **state) {
 	/* Not a crash, and a bounded number of errors, whatever the bytes. */
 	char buf[4096];
@@ -194,6 +210,7 @@ int main(void) {
 		cmocka_unit_test(comments_quotes_and_continuations),
 		cmocka_unit_test(long_lines_arrive_whole),
 		cmocka_unit_test(every_problem_is_reported),
+		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(hostile_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

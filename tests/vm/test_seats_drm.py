@@ -59,7 +59,8 @@ def test_drm_unknown_connector_waits(rig):
 def test_seat_command_runs_one_seat_and_exits_with_its_session(rig):
     m = seat_map("drm", [
         dict(name="s1", outputs="Virtual-1", user="lab1",
-             session="/bin/sh -c \"xsetroot -solid '%s' && sleep 3 && exit 7\"" % SEAT_COLOURS[0]),
+             # Without a '/': looked up in the seat's PATH when the map is read.
+             session="sh -c \"xsetroot -solid '%s' && sleep 3 && exit 7\"" % SEAT_COLOURS[0]),
         dict(name="s2", outputs="Virtual-2", user="lab2", colour=SEAT_COLOURS[1])])
     rig.run("mkdir -p /etc/seatd-lease")
     rig.write_file(CONFIG, m.encode())
