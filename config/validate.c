@@ -59,8 +59,8 @@ static void check_required(struct seatmap *map, struct diag_list *diags) {
 		}
 		if (s->n_inputs == 0 && s->inputs_line == 0) {
 			warning(s->line, "seat %s has no inputs: its X server will have no keyboard "
-					"or mouse; add 'inputs = ...' ('seatd-lease identify' shows what to "
-					"write)", s->name);
+					"or mouse; add 'inputs = ...' ('udevadm info /dev/input/eventN' "
+					"shows a device's ID_PATH and name)", s->name);
 		}
 	}
 }

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "lessor.h"
 #include "log.h"
 #include "poller.h"
@@ -20,6 +21,9 @@
 #include "values.h"
 #include "xauth.h"
 #include "xorgconf.h"
+
+/* How long udev gets to apply a seat's input rules before the seat goes on. */
+#define INPUT_TIMEOUT_MS 5000
 
 /* Back-off between attempts to reach the lessor (the primary X server). */
 #define LESSOR_RETRY_MIN_MS 500
@@ -39,6 +43,7 @@ struct runner {
 	struct supervisor *sup;
 	struct seat_user user;
 	bool have_user;
+	bool inputs_assigned; /* our udev rules for the seat are in place */
 	struct seat_paths paths;
 	struct lease *lease;
 	struct child xserver, session;
@@ -250,6 +255,24 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 		snprintf(err, errlen, "cannot prepare %s (see the log above)", r->paths.dir);
 		return -1;
 	}
+	if (!r->inputs_assigned && c->n_inputs > 0) {
+		/* A seat without its devices is still a screen: go on, and say so. */
+		char why[512];
+		int n = input_assign(c, r->user.name, INPUT_TIMEOUT_MS, why, sizeof(why));
+		if (n < 0) {
+			log_error("seat %s: cannot assign its input devices: %s; starting it without "
+					"them", c->name, why);
+		} else {
+			r->inputs_assigned = true;
+			if (n == 0) {
+				log_warning("seat %s: no input device matches its inputs now; devices "
+						"plugged in later join it", c->name);
+			} else {
+				log_info("seat %s: %d input device%s assigned", c->name, n,
+						n == 1 ? "" : "s");
+			}
+		}
+	}
 	char *conf = xorg_conf_generate(c);
 	if (conf == NULL) {
 		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
@@ -382,10 +405,15 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		log_printf(level, "seat %s: %s -> %s", name, seat_state_name(old), state);
 	}
 	if (seat_is_idle(seat) || seat->state == SEAT_WAITING || seat->state == SEAT_BACKOFF) {
-		/* No process of the seat is left: its pids file must not outlive them. */
+		/* No process of the seat is left: its pids file must not outlive
+		 * them, and its devices go back to seat0. */
 		char path[4200];
 		snprintf(path, sizeof(path), "%s/pids", r->paths.dir);
 		unlink(path);
+		if (r->inputs_assigned) {
+			input_release(seat->config->name, INPUT_TIMEOUT_MS);
+			r->inputs_assigned = false;
+		}
 	}
 	check_quit(r->sup);
 }
@@ -493,6 +521,9 @@ static void teardown(struct supervisor *sup) {
 			sup->impl->release(sup->lessor, r->lease);
 		}
 		stop_watching_ready(r);
+		if (r->inputs_assigned) {
+			input_release(r->seat.config->name, INPUT_TIMEOUT_MS);
+		}
 		runtime_remove_seat_dir(r->paths.dir);
 		seat_paths_finish(&r->paths);
 		if (r->have_user) {
@@ -526,6 +557,9 @@ int supervisor_run(struct seatmap *map) {
 	int stale = runtime_clean_stale(map->runtime_dir, NULL);
 	if (stale > 0) {
 		log_notice("stopped %d process%s left by an earlier run", stale, stale == 1 ? "" : "es");
+	}
+	if (input_clean_stale(NULL, INPUT_TIMEOUT_MS) > 0) {
+		log_notice("removed the input rules an earlier run left");
 	}
 	sup.runners = calloc(map->n_seats, sizeof(*sup.runners));
 	if (sup.runners == NULL) {
@@ -562,6 +596,7 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 	}
 	sup.single = true;
 	runtime_clean_stale(map->runtime_dir, name);
+	input_clean_stale(name, INPUT_TIMEOUT_MS);
 	sup.runners = calloc(1, sizeof(*sup.runners));
 	if (sup.runners == NULL) {
 		abort();

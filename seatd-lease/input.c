@@ -1,0 +1,299 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libudev.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "input.h"
+#include "log.h"
+#include "poller.h"
+#include "text.h"
+
+/* udevd looks for changed rules every 3 s at most: tell it now. */
+static void reload_rules(void) {
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		dup2(null, 0);
+		dup2(null, 1);
+		execl("/bin/udevadm", "udevadm", "control", "--reload", (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+			WEXITSTATUS(status) != 0) {
+		log_warning("inputs: udevadm control --reload failed; udev may apply the new "
+				"rules only after its own check");
+	}
+}
+
+static void rules_path(const char *seat, char *buf, size_t len) {
+	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
+}
+
+/* One udev match for one of our match kinds. */
+static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
+		size_t errlen) {
+	if (strpbrk(m->pattern, "\"\n\\") != NULL) {
+		snprintf(err, errlen, "input %s:%s cannot be a udev rule: it holds a quote, a "
+				"backslash or a newline", match_kind_prefix(m->kind), m->pattern);
+		return false;
+	}
+	switch (m->kind) {
+	case MATCH_PATH:
+		snprintf(buf, len, "ENV{ID_PATH}==\"%s\"", m->pattern);
+		break;
+	case MATCH_NAME:
+		snprintf(buf, len, "ATTRS{name}==\"%s\"", m->pattern);
+		break;
+	case MATCH_USB:
+		/* Both on the same parent: udev's ATTRS keys match one device. */
+		snprintf(buf, len, "ATTRS{idVendor}==\"%04x\", ATTRS{idProduct}==\"%04x\"",
+				m->vendor, m->product);
+		break;
+	case MATCH_SYSFS:
+		/* DEVPATH has no /sys; the device is below the prefix. */
+		snprintf(buf, len, "DEVPATH==\"%s/*\"", m->pattern + strlen("/sys"));
+		break;
+	case MATCH_NODE:
+		if (strncmp(m->pattern, "/dev/input/event", 16) == 0) {
+			snprintf(buf, len, "DEVNAME==\"%s\"", m->pattern);
+		} else {
+			snprintf(buf, len, "SYMLINK==\"%s\"", m->pattern +
+					(strncmp(m->pattern, "/dev/", 5) == 0 ? 5 : 0));
+		}
+		break;
+	}
+	return true;
+}
+
+char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
+		size_t errlen) {
+	size_t cap = 512 + seat->n_inputs * 1024;
+	char *text = calloc(1, cap);
+	if (text == NULL) {
+		abort();
+	}
+	text_append(text, cap, "# seatd-lease: the input devices of seat %s. Written at the "
+			"seat's start,\n# removed at its end; do not edit.\n", seat->name);
+	for (size_t i = 0; i < seat->n_inputs; i++) {
+		char match[768];
+		if (!rule_match(&seat->inputs[i], match, sizeof(match), err, errlen)) {
+			free(text);
+			return NULL;
+		}
+		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
+				"%s, ENV{ID_SEAT}=\"seat-%s\", OWNER=\"%s\", MODE=\"0600\", "
+				"TAG-=\"uaccess\"\n", match, seat->name, user);
+	}
+	return text;
+}
+
+/* Writes to a temporary name and renames: udev never reads half a file. */
+static int write_rules(const char *path, const char *text, char *err, size_t errlen) {
+	if (mkdir("/run/udev", 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create /run/udev: %s", strerror(errno));
+		return -1;
+	}
+	if (mkdir(INPUT_RULES_DIR, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", INPUT_RULES_DIR, strerror(errno));
+		return -1;
+	}
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The device's properties, as a match sees them. */
+static bool device_matches(struct udev_device *dev, const struct seat_config *seat) {
+	struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev, "input",
+			NULL);
+	struct udev_device *usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb",
+			"usb_device");
+	const char *links[16];
+	size_t n = 0;
+	struct udev_list_entry *e;
+	udev_list_entry_foreach(e, udev_device_get_devlinks_list_entry(dev)) {
+		if (n < 15) {
+			links[n++] = udev_list_entry_get_name(e);
+		}
+	}
+	links[n] = NULL;
+	const char *vendor = usb ? udev_device_get_sysattr_value(usb, "idVendor") : NULL;
+	const char *product = usb ? udev_device_get_sysattr_value(usb, "idProduct") : NULL;
+	struct input_device d = {
+		.id_path = udev_device_get_property_value(dev, "ID_PATH"),
+		.syspath = udev_device_get_syspath(dev),
+		.name = input ? udev_device_get_sysattr_value(input, "name") : NULL,
+		.vendor = vendor ? (uint16_t)strtoul(vendor, NULL, 16) : 0,
+		.product = product ? (uint16_t)strtoul(product, NULL, 16) : 0,
+		.devnode = udev_device_get_devnode(dev),
+		.devlinks = links,
+	};
+	for (size_t i = 0; i < seat->n_inputs; i++) {
+		if (input_match_test(&seat->inputs[i], &d)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Sends a change uevent to every event device that the seat matches, or that
+ * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
+ * udev has handled them all. Returns how many it triggered.
+ */
+static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms) {
+	struct udev *udev = udev_new();
+	if (udev == NULL) {
+		log_error("inputs: cannot talk to udev: %s", strerror(errno));
+		return -1;
+	}
+	/* Listen before triggering, so no answer is missed. */
+	struct udev_monitor *mon = udev_monitor_new_from_netlink(udev, "udev");
+	if (mon != NULL) {
+		udev_monitor_filter_add_match_subsystem_devtype(mon, "input", NULL);
+		if (udev_monitor_enable_receiving(mon) != 0) {
+			udev_monitor_unref(mon);
+			mon = NULL;
+		}
+	}
+	char want[64] = "";
+	if (seat_name != NULL) {
+		snprintf(want, sizeof(want), "seat-%s", seat_name);
+	}
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	udev_enumerate_add_match_subsystem(en, "input");
+	udev_enumerate_add_match_sysname(en, "event*");
+	udev_enumerate_scan_devices(en);
+	int pending = 0;
+	struct udev_list_entry *e;
+	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
+		struct udev_device *dev = udev_device_new_from_syspath(udev,
+				udev_list_entry_get_name(e));
+		if (dev == NULL) {
+			continue;
+		}
+		const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
+		bool ours_now = id_seat != NULL && (seat_name != NULL ? strcmp(id_seat, want) == 0
+				: strncmp(id_seat, "seat-", 5) == 0);
+		if (ours_now || (seat != NULL && device_matches(dev, seat))) {
+			char path[4200];
+			snprintf(path, sizeof(path), "%s/uevent", udev_device_get_syspath(dev));
+			int fd = open(path, O_WRONLY | O_CLOEXEC);
+			/* A device that vanished meanwhile needs nothing from us. */
+			if (fd >= 0) {
+				if (write(fd, "change", 6) == 6) {
+					pending++;
+				}
+				close(fd);
+			}
+		}
+		udev_device_unref(dev);
+	}
+	udev_enumerate_unref(en);
+	int triggered = pending;
+	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
+	for (uint64_t now = poller_now_ms(); mon != NULL && pending > 0 && now < deadline;
+			now = poller_now_ms()) {
+		struct pollfd pfd = {.fd = udev_monitor_get_fd(mon), .events = POLLIN};
+		poll(&pfd, 1, (int)(deadline - now));
+		struct udev_device *dev;
+		while ((dev = udev_monitor_receive_device(mon)) != NULL) {
+			const char *action = udev_device_get_action(dev);
+			if (action != NULL && strcmp(action, "change") == 0 &&
+					strncmp(udev_device_get_sysname(dev), "event", 5) == 0) {
+				pending--;
+			}
+			udev_device_unref(dev);
+		}
+	}
+	if (pending > 0) {
+		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
+				"going on without waiting", pending, triggered, timeout_ms);
+	}
+	if (mon != NULL) {
+		udev_monitor_unref(mon);
+	}
+	udev_unref(udev);
+	return triggered;
+}
+
+int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
+		char *err, size_t errlen) {
+	if (seat->n_inputs == 0) {
+		return 0;
+	}
+	char *text = input_rules_text(seat, user, err, errlen);
+	if (text == NULL) {
+		return -1;
+	}
+	char path[4096];
+	rules_path(seat->name, path, sizeof(path));
+	int ret = write_rules(path, text, err, errlen);
+	free(text);
+	if (ret != 0) {
+		return -1;
+	}
+	reload_rules();
+	return retrigger(seat, seat->name, timeout_ms);
+}
+
+void input_release(const char *seat, int timeout_ms) {
+	char path[4096];
+	rules_path(seat, path, sizeof(path));
+	if (unlink(path) != 0) {
+		return;
+	}
+	reload_rules();
+	retrigger(NULL, seat, timeout_ms);
+}
+
+int input_clean_stale(const char *seat, int timeout_ms) {
+	DIR *d = opendir(INPUT_RULES_DIR);
+	if (d == NULL) {
+		return 0;
+	}
+	int removed = 0;
+	struct dirent *e;
+	size_t plen = strlen(INPUT_RULES_PREFIX);
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, INPUT_RULES_PREFIX, plen) != 0) {
+			continue;
+		}
+		const char *name = e->d_name + plen;
+		size_t nlen = strlen(name);
+		if (seat != NULL && (strncmp(name, seat, strlen(seat)) != 0 ||
+				strcmp(name + strlen(seat), ".rules") != 0)) {
+			continue;
+		}
+		if (nlen > 6 && unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			removed++;
+		}
+	}
+	closedir(d);
+	if (removed > 0) {
+		reload_rules();
+		retrigger(NULL, seat, timeout_ms);
+	}
+	return removed;
+}

@@ -1,0 +1,41 @@
+#ifndef SEATD_LEASE_INPUT_H
+#define SEATD_LEASE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "seatmap.h"
+
+/*
+ * A seat's input devices, given to it as systemd-logind's `loginctl attach`
+ * does, so that Xorg's own udev backend does the rest: a runtime rules file
+ * of ours gives every event device that the seat's inputs match
+ * ID_SEAT=seat-NAME (which 73-seat-late.rules turns into the tag `Xorg -seat`
+ * looks for), the seat's user as owner, mode 0600 and no uaccess tag; then
+ * udev re-evaluates those devices. Hot-plugged devices get the same rules.
+ */
+
+/* Where the rules go: numbered below 73-seat-late.rules, which reads ID_SEAT. */
+#define INPUT_RULES_DIR "/run/udev/rules.d"
+#define INPUT_RULES_PREFIX "72-seatd-lease-"
+
+/* The rules text for seat (pure); NULL and err if a match cannot be a rule. */
+char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
+		size_t errlen);
+
+/*
+ * Writes the seat's rules and has udev apply them to the devices there are,
+ * waiting for it at most timeout_ms. Returns how many devices the seat got,
+ * or -1 with err (nothing is left half-written).
+ */
+int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
+		char *err, size_t errlen);
+
+/* Removes the seat's rules and gives its devices back to seat0. */
+void input_release(const char *seat, int timeout_ms);
+
+/* Removes the rules of every seat (seat NULL) or of one, left by an earlier
+ * run, and gives those devices back. Returns how many files it removed. */
+int input_clean_stale(const char *seat, int timeout_ms);
+
+#endif

@@ -1,0 +1,78 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "input.h"
+
+static struct input_match parse(const char *word) {
+	struct input_match m;
+	char err[512];
+	if (!input_match_parse(word, &m, err, sizeof(err))) {
+		fail_msg("%s: %s", word, err);
+	}
+	return m;
+}
+
+static void every_match_kind_becomes_a_rule(void **state) {
+	struct input_match inputs[] = {
+		parse("path:pci-0000:00:14.0-usb-0:1.*"),
+		parse("name:Logitech K120"),
+		parse("usb:046D:C31C"),
+		parse("sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/"),
+		parse("node:/dev/input/event7"),
+		parse("node:/dev/input/by-id/usb-Logitech-event-kbd"),
+	};
+	struct seat_config seat = {.name = "lab-1", .inputs = inputs, .n_inputs = 6};
+	char err[512];
+	char *text = input_rules_text(&seat, "lab1", err, sizeof(err));
+	assert_non_null(text);
+	const char *want[] = {
+		"ENV{ID_PATH}==\"pci-0000:00:14.0-usb-0:1.*\"",
+		"ATTRS{name}==\"Logitech K120\"",
+		"ATTRS{idVendor}==\"046d\", ATTRS{idProduct}==\"c31c\"",
+		"DEVPATH==\"/devices/pci0000:00/0000:00:14.0/usb1/1-2/*\"",
+		"DEVNAME==\"/dev/input/event7\"",
+		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
+	};
+	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", OWNER=\"lab1\", MODE=\"0600\", "
+		"TAG-=\"uaccess\"\n";
+	for (size_t i = 0; i < 6; i++) {
+		char line[1024];
+		snprintf(line, sizeof(line), "SUBSYSTEM==\"input\", KERNEL==\"event*\", "
+				"ACTION!=\"remove\", %s%s", want[i], tail);
+		if (strstr(text, line) == NULL) {
+			fail_msg("no rule\n%s\nin\n%s", line, text);
+		}
+	}
+	/* Comments, then one rule per match and nothing else. */
+	size_t rules = 0;
+	for (const char *p = text; (p = strstr(p, "SUBSYSTEM==")) != NULL; p++) {
+		rules++;
+	}
+	assert_int_equal(rules, 6);
+	free(text);
+	for (size_t i = 0; i < 6; i++) {
+		input_match_finish(&inputs[i]);
+	}
+}
+
+static void a_quote_cannot_become_a_rule(void **state) {
+	struct input_match m = parse("name:Bad\"Name");
+	struct seat_config seat = {.name = "s", .inputs = &m, .n_inputs = 1};
+	char err[512] = "";
+	assert_null(input_rules_text(&seat, "lab1", err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot be a udev rule"));
+	input_match_finish(&m);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_match_kind_becomes_a_rule),
+		cmocka_unit_test(a_quote_cannot_become_a_rule),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,103 @@
+"""Input devices per seat on the rig: each head's keyboard and pointer (virtio
+devices bound to that head) given to the seat on that head through udev, as
+`loginctl attach` does, and back to the primary when the seat stops."""
+
+import re
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map, setup_users
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("inputs", heads=3, xorg=True) as r:
+        setup_users(r, ["lab1", "lab2"])
+        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
+        yield r
+
+
+def seat(name, head, user, colour):
+    """A seat on head, with head's keyboard and pointer, whose session logs
+    every key its X server delivers."""
+    return dict(name=name, outputs="Virtual-%d" % head, user=user,
+                session="/bin/sh -c \"xsetroot -solid '%s'; exec stdbuf -oL xev -root "
+                        "-event keyboard\"" % colour,
+                extra="inputs = path:%s path:%s\n" % (rigmod.keyboard_id_path(head),
+                                                     rigmod.pointer_id_path(head)))
+
+
+def two_seats():
+    return seat_map("x11", [seat("s1", 2, "lab1", SEAT_COLOURS[0]),
+                            seat("s2", 3, "lab2", SEAT_COLOURS[1])])
+
+
+def presses(rig, path):
+    return rig.run("grep -c '^KeyPress event' %s || true" % path).stdout.strip()
+
+
+def wait_presses(rig, path, count, timeout=15):
+    deadline = time.monotonic() + timeout
+    while presses(rig, path) != str(count):
+        assert time.monotonic() < deadline, "%s never showed %d key presses:\n%s" % (
+            path, count, rig.run("cat %s" % path, check=False).stdout)
+        time.sleep(0.2)
+
+
+def event_node(rig, id_path):
+    out = rig.run("for d in /sys/class/input/event*; do udevadm info -q property $d | "
+                  "grep -qx 'ID_PATH=%s' && echo /dev/input/${d##*/}; done; true" % id_path).stdout
+    nodes = out.split()
+    assert len(nodes) == 1, "ID_PATH %s: nodes %s" % (id_path, nodes)
+    return nodes[0]
+
+
+@pytest.fixture
+def primary_keys(rig):
+    """What the primary X server receives, as key presses on its root."""
+    xev = rig.spawn("exec stdbuf -oL xev -root -event keyboard", name="primary-xev",
+                    env=rig.x_env())
+    time.sleep(1)
+    yield xev.log
+    xev.stop()
+
+
+def test_a_key_reaches_only_its_seat(rig, primary_keys):
+    s1 = "%s/s1/session.log" % RUNTIME_DIR
+    s2 = "%s/s2/session.log" % RUNTIME_DIR
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        sup.wait_log(r"seat s1: 2 input devices assigned")
+        time.sleep(1)
+        rig.send_key(2, "a")
+        wait_presses(rig, s1, 1)
+        rig.send_key(3, "b")
+        wait_presses(rig, s2, 1)
+        rig.send_key(1, "c")
+        wait_presses(rig, primary_keys, 1)
+        time.sleep(1)
+        # Each key reached one X server and no other.
+        assert presses(rig, s1) == "1" and presses(rig, s2) == "1"
+        assert presses(rig, primary_keys) == "1"
+
+
+def test_devices_belong_to_the_seat_user_then_go_back(rig, primary_keys):
+    node = event_node(rig, rigmod.keyboard_id_path(2))
+    before = rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip()
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        assert rig.run("stat -c '%%U %%a' %s" % node).stdout.strip() == "lab1 600"
+        other = rig.run("su -s /bin/sh lab2 -c 'exec 3<%s'" % node, check=False)
+        assert other.status != 0 and "Permission denied" in other.stderr
+        rules = rig.run("cat /run/udev/rules.d/72-seatd-lease-s1.rules").stdout
+        assert 'ENV{ID_SEAT}="seat-s1", OWNER="lab1", MODE="0600"' in rules
+        assert sup.stop() == 0
+    assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == before
+    assert rig.run("ls /run/udev/rules.d/ | grep seatd-lease || true").stdout == ""
+    # The primary has the keyboard back.
+    time.sleep(1)
+    rig.send_key(2, "d")
+    wait_presses(rig, primary_keys, 1)
