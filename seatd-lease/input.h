@@ -38,4 +38,16 @@ void input_release(const char *seat, int timeout_ms);
  * run, and gives those devices back. Returns how many files it removed. */
 int input_clean_stale(const char *seat, int timeout_ms);
 
+struct poller;
+struct input_watch;
+
+/* Told of every event device that udev adds to, or removes from, a seat of
+ * ours (ID_SEAT=seat-NAME): seat is NAME. */
+typedef void (*input_watch_fn)(const char *seat, bool added, const char *node,
+		const char *name, void *data);
+
+/* NULL if udev cannot be watched (the seats work without it). */
+struct input_watch *input_watch_create(struct poller *poller, input_watch_fn fn, void *data);
+void input_watch_destroy(struct input_watch *watch);
+
 #endif

@@ -67,6 +67,7 @@ struct supervisor {
 	uint64_t lessor_retry_ms;
 	struct runner *runners;
 	size_t n_runners;
+	struct input_watch *inputs;
 	bool shutting_down;
 	bool quit;
 	bool single; /* `seat NAME` */
@@ -479,6 +480,17 @@ static void on_stop_signal(int signo, void *data) {
 	check_quit(sup);
 }
 
+static void input_plugged(const char *seat, bool added, const char *node, const char *name,
+		void *data) {
+	struct supervisor *sup = data;
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		if (strcmp(sup->runners[i].seat.config->name, seat) == 0) {
+			log_notice("seat %s: %s %s (%s)", seat, added ? "plugged in" : "unplugged",
+					name, node);
+		}
+	}
+}
+
 static int setup(struct supervisor *sup, struct seatmap *map) {
 	*sup = (struct supervisor){
 		.map = map,
@@ -501,6 +513,11 @@ static int setup(struct supervisor *sup, struct seatmap *map) {
 	if (runtime_dir_prepare(map->runtime_dir) != 0) {
 		return -1;
 	}
+	sup->inputs = input_watch_create(sup->poller, input_plugged, sup);
+	if (sup->inputs == NULL) {
+		log_warning("cannot watch udev for input devices: hot-plugged devices still join "
+				"their seats, but are not logged");
+	}
 	return 0;
 }
 
@@ -515,6 +532,7 @@ static int add_runner(struct supervisor *sup, const struct seat_config *config) 
 }
 
 static void teardown(struct supervisor *sup) {
+	input_watch_destroy(sup->inputs);
 	for (size_t i = 0; i < sup->n_runners; i++) {
 		struct runner *r = &sup->runners[i];
 		if (r->lease != NULL && sup->lessor != NULL && !sup->lessor_dead) {

@@ -101,3 +101,27 @@ def test_devices_belong_to_the_seat_user_then_go_back(rig, primary_keys):
     time.sleep(1)
     rig.send_key(2, "d")
     wait_presses(rig, primary_keys, 1)
+
+
+def test_a_keyboard_plugged_into_a_seats_port_joins_it(rig):
+    # The seat's inputs name the keyboard of its head and a free hot-plug
+    # port; a keyboard plugged there later is the seat's, with nothing done.
+    port_path = rigmod.hotplug_id_path(1)
+    s = seat("s1", 2, "lab1", SEAT_COLOURS[0])
+    s["extra"] = s["extra"].rstrip("\n") + " path:%s\n" % port_path
+    with Supervisor(rig, seat_map("x11", [s])) as sup:
+        sup.wait_state("s1", "running")
+        xserver = sup.xserver_pid("s1")
+        keyboard = rig.hotplug_keyboard(2)
+        assert keyboard.id_path == port_path
+        node = rig.run("readlink -f %s" % keyboard.node).stdout.strip()
+        rig.wait_until("[ \"$(stat -c '%%U %%a' %s)\" = 'lab1 600' ]" % node, timeout=10)
+        rig.wait_until("grep -q 'Adding input device.*%s' %s/s1/Xorg.log" % (node, RUNTIME_DIR),
+                       timeout=15)
+        sup.wait_log(r"seat s1: plugged in .* \(%s\)" % node)
+        # Unplugging it leaves the seat alone.
+        rig.unplug(keyboard)
+        sup.wait_log(r"seat s1: unplugged .* \(%s\)" % node)
+        time.sleep(1)
+        assert sup.xserver_pid("s1") == xserver
+        sup.wait_state("s1", "running", timeout=1)
