@@ -23,7 +23,9 @@ static void reload_rules(void) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 		dup2(null, 0);
 		dup2(null, 1);
-		execl("/bin/udevadm", "udevadm", "control", "--reload", (char *)NULL);
+		/* Its default wait for udevd is 60 s; one that does not answer
+		 * soon will not apply the rules soon either. */
+		execl("/bin/udevadm", "udevadm", "control", "--reload", "--timeout=2", (char *)NULL);
 		_exit(127);
 	}
 	int status = 0;
@@ -163,7 +165,8 @@ static bool device_matches(struct udev_device *dev, const struct seat_config *se
  * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
  * udev has handled them all. Returns how many it triggered.
  */
-static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms) {
+static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms,
+		struct input_counts *counts) {
 	struct udev *udev = udev_new();
 	if (udev == NULL) {
 		log_error("inputs: cannot talk to udev: %s", strerror(errno));
@@ -187,6 +190,9 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 	udev_enumerate_add_match_sysname(en, "event*");
 	udev_enumerate_scan_devices(en);
 	int pending = 0;
+	/* Nodes handed back to seat0: udev sets no owner once our rule is gone. */
+	char *returned[64];
+	size_t n_returned = 0;
 	struct udev_list_entry *e;
 	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
 		struct udev_device *dev = udev_device_new_from_syspath(udev,
@@ -197,7 +203,21 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
 		bool ours_now = id_seat != NULL && (seat_name != NULL ? strcmp(id_seat, want) == 0
 				: strncmp(id_seat, "seat-", 5) == 0);
-		if (ours_now || (seat != NULL && device_matches(dev, seat))) {
+		bool matches = seat != NULL && device_matches(dev, seat);
+		if (matches && counts != NULL) {
+			counts->devices++;
+			counts->keyboards += udev_device_get_property_value(dev,
+					"ID_INPUT_KEYBOARD") != NULL;
+			counts->pointers += udev_device_get_property_value(dev, "ID_INPUT_MOUSE") != NULL ||
+				udev_device_get_property_value(dev, "ID_INPUT_TABLET") != NULL ||
+				udev_device_get_property_value(dev, "ID_INPUT_TOUCHPAD") != NULL;
+		}
+		const char *node = udev_device_get_devnode(dev);
+		if (seat == NULL && ours_now && node != NULL && n_returned < 64) {
+			returned[n_returned] = strdup(node);
+			n_returned += returned[n_returned] != NULL;
+		}
+		if (ours_now || matches) {
 			char path[4200];
 			snprintf(path, sizeof(path), "%s/uevent", udev_device_get_syspath(dev));
 			int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -232,6 +252,19 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
 				"going on without waiting", pending, triggered, timeout_ms);
 	}
+	/* udev's own rules gave them their group again (input, on Debian);
+	 * owner root and mode 0660 are what they have without a seat. */
+	for (size_t i = 0; i < n_returned; i++) {
+		struct stat st;
+		if (stat(returned[i], &st) == 0 && st.st_uid != 0) {
+			if (chown(returned[i], 0, st.st_gid) != 0 ||
+					chmod(returned[i], st.st_gid != 0 ? 0660 : 0600) != 0) {
+				log_warning("inputs: cannot give %s back to root: %s", returned[i],
+						strerror(errno));
+			}
+		}
+		free(returned[i]);
+	}
 	if (mon != NULL) {
 		udev_monitor_unref(mon);
 	}
@@ -240,7 +273,8 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 }
 
 int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
-		char *err, size_t errlen) {
+		struct input_counts *counts, char *err, size_t errlen) {
+	*counts = (struct input_counts){0};
 	if (seat->n_inputs == 0) {
 		return 0;
 	}
@@ -256,7 +290,7 @@ int input_assign(const struct seat_config *seat, const char *user, int timeout_m
 		return -1;
 	}
 	reload_rules();
-	return retrigger(seat, seat->name, timeout_ms);
+	return retrigger(seat, seat->name, timeout_ms, counts) < 0 ? -1 : 0;
 }
 
 void input_release(const char *seat, int timeout_ms) {
@@ -266,7 +300,7 @@ void input_release(const char *seat, int timeout_ms) {
 		return;
 	}
 	reload_rules();
-	retrigger(NULL, seat, timeout_ms);
+	retrigger(NULL, seat, timeout_ms, NULL);
 }
 
 int input_clean_stale(const char *seat, int timeout_ms) {
@@ -294,9 +328,51 @@ int input_clean_stale(const char *seat, int timeout_ms) {
 	closedir(d);
 	if (removed > 0) {
 		reload_rules();
-		retrigger(NULL, seat, timeout_ms);
+		retrigger(NULL, seat, timeout_ms, NULL);
 	}
 	return removed;
+}
+
+int input_check_overlaps(const struct seatmap *map) {
+	struct udev *udev = udev_new();
+	if (udev == NULL) {
+		return 0;
+	}
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	udev_enumerate_add_match_subsystem(en, "input");
+	udev_enumerate_add_match_sysname(en, "event*");
+	udev_enumerate_scan_devices(en);
+	int overlaps = 0;
+	struct udev_list_entry *e;
+	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
+		struct udev_device *dev = udev_device_new_from_syspath(udev,
+				udev_list_entry_get_name(e));
+		if (dev == NULL) {
+			continue;
+		}
+		char seats[512] = "";
+		int n = 0;
+		for (size_t i = 0; i < map->n_seats; i++) {
+			if (device_matches(dev, &map->seats[i])) {
+				text_append(seats, sizeof(seats), "%s%s", n > 0 ? " and " : "",
+						map->seats[i].name);
+				n++;
+			}
+		}
+		if (n > 1) {
+			struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
+					"input", NULL);
+			const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+			log_error("input device %s (%s) is matched by seats %s; a device belongs to "
+					"one seat: make their inputs tell it apart", name ? name : "?",
+					udev_device_get_devnode(dev), seats);
+			overlaps++;
+		}
+		udev_device_unref(dev);
+	}
+	udev_enumerate_unref(en);
+	udev_unref(udev);
+	return overlaps;
 }
 
 struct input_watch {

@@ -23,13 +23,22 @@
 char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
 		size_t errlen);
 
+/* What a seat got. */
+struct input_counts {
+	int devices, keyboards, pointers;
+};
+
 /*
  * Writes the seat's rules and has udev apply them to the devices there are,
- * waiting for it at most timeout_ms. Returns how many devices the seat got,
- * or -1 with err (nothing is left half-written).
+ * waiting for it at most timeout_ms. Returns 0 and what the seat got, or -1
+ * with err (nothing is left half-written).
  */
 int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
-		char *err, size_t errlen);
+		struct input_counts *counts, char *err, size_t errlen);
+
+/* Logs an error for every device that more than one seat of map matches
+ * (naming the device and the seats); returns how many there are. */
+int input_check_overlaps(const struct seatmap *map);
 
 /* Removes the seat's rules and gives its devices back to seat0. */
 void input_release(const char *seat, int timeout_ms);

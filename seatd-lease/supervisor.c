@@ -259,18 +259,21 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	if (!r->inputs_assigned && c->n_inputs > 0) {
 		/* A seat without its devices is still a screen: go on, and say so. */
 		char why[512];
-		int n = input_assign(c, r->user.name, INPUT_TIMEOUT_MS, why, sizeof(why));
-		if (n < 0) {
+		struct input_counts got;
+		if (input_assign(c, r->user.name, INPUT_TIMEOUT_MS, &got, why, sizeof(why)) != 0) {
 			log_error("seat %s: cannot assign its input devices: %s; starting it without "
 					"them", c->name, why);
 		} else {
 			r->inputs_assigned = true;
-			if (n == 0) {
-				log_warning("seat %s: no input device matches its inputs now; devices "
-						"plugged in later join it", c->name);
-			} else {
-				log_info("seat %s: %d input device%s assigned", c->name, n,
-						n == 1 ? "" : "s");
+			log_info("seat %s: %d input device%s assigned (%d keyboard%s, %d pointer%s)",
+					c->name, got.devices, got.devices == 1 ? "" : "s", got.keyboards,
+					got.keyboards == 1 ? "" : "s", got.pointers,
+					got.pointers == 1 ? "" : "s");
+			if (got.keyboards == 0 || got.pointers == 0) {
+				log_warning("seat %s: no %s matches its inputs now; one plugged in later "
+						"joins it", c->name, got.keyboards == 0 && got.pointers == 0
+						? "keyboard or pointer" : got.keyboards == 0 ? "keyboard"
+						: "pointer");
 			}
 		}
 	}
@@ -579,6 +582,7 @@ int supervisor_run(struct seatmap *map) {
 	if (input_clean_stale(NULL, INPUT_TIMEOUT_MS) > 0) {
 		log_notice("removed the input rules an earlier run left");
 	}
+	input_check_overlaps(map);
 	sup.runners = calloc(map->n_seats, sizeof(*sup.runners));
 	if (sup.runners == NULL) {
 		abort();

@@ -46,6 +46,10 @@ def wait_presses(rig, path, count, timeout=15):
         time.sleep(0.2)
 
 
+# An event node that no seat has, on Debian.
+SEAT0_NODE = "root input 660"
+
+
 def event_node(rig, id_path):
     out = rig.run("for d in /sys/class/input/event*; do udevadm info -q property $d | "
                   "grep -qx 'ID_PATH=%s' && echo /dev/input/${d##*/}; done; true" % id_path).stdout
@@ -70,7 +74,7 @@ def test_a_key_reaches_only_its_seat(rig, primary_keys):
     with Supervisor(rig, two_seats()) as sup:
         sup.wait_state("s1", "running")
         sup.wait_state("s2", "running")
-        sup.wait_log(r"seat s1: 2 input devices assigned")
+        sup.wait_log(r"seat s1: 2 input devices assigned \(1 keyboard, 1 pointer\)")
         time.sleep(1)
         rig.send_key(2, "a")
         wait_presses(rig, s1, 1)
@@ -86,7 +90,7 @@ def test_a_key_reaches_only_its_seat(rig, primary_keys):
 
 def test_devices_belong_to_the_seat_user_then_go_back(rig, primary_keys):
     node = event_node(rig, rigmod.keyboard_id_path(2))
-    before = rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip()
+    assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == SEAT0_NODE
     with Supervisor(rig, two_seats()) as sup:
         sup.wait_state("s1", "running")
         assert rig.run("stat -c '%%U %%a' %s" % node).stdout.strip() == "lab1 600"
@@ -95,7 +99,7 @@ def test_devices_belong_to_the_seat_user_then_go_back(rig, primary_keys):
         rules = rig.run("cat /run/udev/rules.d/72-seatd-lease-s1.rules").stdout
         assert 'ENV{ID_SEAT}="seat-s1", OWNER="lab1", MODE="0600"' in rules
         assert sup.stop() == 0
-    assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == before
+    assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == SEAT0_NODE
     assert rig.run("ls /run/udev/rules.d/ | grep seatd-lease || true").stdout == ""
     # The primary has the keyboard back.
     time.sleep(1)
@@ -125,3 +129,62 @@ def test_a_keyboard_plugged_into_a_seats_port_joins_it(rig):
         time.sleep(1)
         assert sup.xserver_pid("s1") == xserver
         sup.wait_state("s1", "running", timeout=1)
+
+
+def test_a_device_two_seats_match_is_an_error_naming_both(rig):
+    # s2's name: match takes every virtio keyboard, head 2's too.
+    s1 = seat("s1", 2, "lab1", SEAT_COLOURS[0])
+    s2 = dict(name="s2", outputs="Virtual-3", user="lab2",
+              extra='inputs = name:"QEMU Virtio Keyboard"\n')
+    with Supervisor(rig, seat_map("x11", [s1, s2])) as sup:
+        line = sup.wait_log(r"is matched by seats")
+        assert "matched by seats s1 and s2" in line and "QEMU Virtio Keyboard" in line, line
+        # A seat with a keyboard and no pointer is told so.
+        sup.wait_log(r"seat s2: no pointer matches its inputs now")
+    # However tangled, every device is seat0's again afterwards.
+    node = event_node(rig, rigmod.keyboard_id_path(2))
+    assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == SEAT0_NODE
+
+
+def test_a_killed_run_leaves_no_rule_behind(rig):
+    node = event_node(rig, rigmod.keyboard_id_path(2))
+    first = Supervisor(rig, two_seats())
+    first.start()
+    first.wait_state("s1", "running")
+    rig.run("kill -9 %d" % first.pid())
+    # Still there: nothing runs that could have removed it...
+    assert rig.run("ls /run/udev/rules.d/72-seatd-lease-s1.rules", check=False).status == 0
+    # ...until the next run, whatever its seat map says.
+    other = seat_map("x11", [dict(name="s3", outputs="Virtual-3", user="lab2",
+                                  colour=SEAT_COLOURS[1])])
+    with Supervisor(rig, other) as sup:
+        sup.wait_log(r"removed the input rules an earlier run left")
+        assert rig.run("ls /run/udev/rules.d/ | grep seatd-lease || true").stdout == ""
+        rig.wait_until("[ \"$(stat -c '%%U %%G %%a' %s)\" = '%s' ]" % (node, SEAT0_NODE))
+
+
+def test_unwritable_rules_directory_starts_the_seat_without_inputs(rig):
+    rig.run("mkdir -p /run/udev/rules.d && mount -t tmpfs -o ro tmpfs /run/udev/rules.d")
+    try:
+        with Supervisor(rig, two_seats()) as sup:
+            line = sup.wait_log(r"seat s1: cannot assign its input devices")
+            assert "/run/udev/rules.d/72-seatd-lease-s1.rules" in line, line
+            assert "starting it without them" in line
+            sup.wait_state("s1", "running")
+    finally:
+        rig.run("umount /run/udev/rules.d")
+    assert rig.run("ls /run/udev/rules.d/").stdout == ""
+
+
+def test_a_udev_that_never_answers_delays_the_seat_only_so_long(rig):
+    rig.run("pkill -STOP systemd-udevd")
+    try:
+        with Supervisor(rig, two_seats()) as sup:
+            line = sup.wait_log(r"udev did not answer", timeout=60)
+            assert "within 5000 ms" in line, line
+            sup.wait_state("s1", "running", timeout=90)
+            sup.wait_state("s2", "running", timeout=90)
+            rig.run("pkill -CONT systemd-udevd")
+    finally:
+        rig.run("pkill -CONT systemd-udevd")
+    rig.run("udevadm settle --timeout=30")
