@@ -40,6 +40,18 @@ static void rules_path(const char *seat, char *buf, size_t len) {
 	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
 }
 
+/* Every event device udev knows; the caller unrefs. */
+static struct udev_enumerate *scan_event_devices(struct udev *udev) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_match_subsystem(en, "input");
+	udev_enumerate_add_match_sysname(en, "event*");
+	udev_enumerate_scan_devices(en);
+	return en;
+}
+
 /* One udev match for one of our match kinds. */
 static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
 		size_t errlen) {
@@ -185,10 +197,7 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 	if (seat_name != NULL) {
 		snprintf(want, sizeof(want), "seat-%s", seat_name);
 	}
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	udev_enumerate_add_match_subsystem(en, "input");
-	udev_enumerate_add_match_sysname(en, "event*");
-	udev_enumerate_scan_devices(en);
+	struct udev_enumerate *en = scan_event_devices(udev);
 	int pending = 0;
 	/* Nodes handed back to seat0: udev sets no owner once our rule is gone. */
 	char *returned[64];
@@ -338,10 +347,7 @@ int input_check_overlaps(const struct seatmap *map) {
 	if (udev == NULL) {
 		return 0;
 	}
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	udev_enumerate_add_match_subsystem(en, "input");
-	udev_enumerate_add_match_sysname(en, "event*");
-	udev_enumerate_scan_devices(en);
+	struct udev_enumerate *en = scan_event_devices(udev);
 	int overlaps = 0;
 	struct udev_list_entry *e;
 	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {

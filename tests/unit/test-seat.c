@@ -118,6 +118,15 @@ static struct seat_config make_config(enum restart_policy restart) {
 	};
 }
 
+/* A seat on the fake world, started and, with ready, running. */
+static void start(struct seat *seat, struct seat_config *c, struct world *w, bool ready) {
+	seat_init(seat, c, &fake_ops, w);
+	seat_start(seat);
+	if (ready) {
+		seat_xserver_ready(seat);
+	}
+}
+
 /* Advances the clock to the armed timer and fires it. */
 static void fire(struct seat *seat, struct world *w) {
 	assert_true(w->timer > 0);
@@ -130,8 +139,7 @@ static void start_run_and_session_exit_restarts(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .now = 1000};
 	struct seat_config c = make_config(RESTART_ALWAYS);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	assert_int_equal(seat.state, SEAT_STARTING);
 	assert_int_equal(w.timer, SEAT_READY_TIMEOUT_MS);
 	seat_xserver_ready(&seat);
@@ -159,9 +167,7 @@ static void xserver_killed_frees_lease_before_anything(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .now = 1000};
 	struct seat_config c = make_config(RESTART_ON_FAILURE);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
-	seat_xserver_ready(&seat);
+	start(&seat, &c, &w, true);
 	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGKILL);
 	assert_false(w.holding);
 	assert_int_equal(w.releases, 1);
@@ -181,9 +187,7 @@ static void clean_exit_on_failure_policy_stops(void **state) {
 	struct world w = {.lease_result = LEASE_OK};
 	struct seat_config c = make_config(RESTART_ON_FAILURE);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
-	seat_xserver_ready(&seat);
+	start(&seat, &c, &w, true);
 	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
 	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
 	assert_int_equal(seat.state, SEAT_STOPPED);
@@ -195,8 +199,7 @@ static void crash_loop_backs_off_then_fails(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .now = 5000};
 	struct seat_config c = make_config(RESTART_ALWAYS);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	uint64_t delays[4] = {0};
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(seat.state, SEAT_STARTING);
@@ -228,8 +231,7 @@ static void backoff_is_capped(void **state) {
 	struct seat_config c = make_config(RESTART_ALWAYS);
 	c.policy.start_limit_burst = 100;
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	for (int i = 0; i < 8; i++) {
 		seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 1);
 		assert_true(w.timer <= 8000);
@@ -243,8 +245,7 @@ static void waiting_for_output_then_available(void **state) {
 	struct world w = {.lease_result = LEASE_WAIT};
 	struct seat_config c = make_config(RESTART_ALWAYS);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	assert_int_equal(seat.state, SEAT_WAITING);
 	assert_non_null(strstr(seat.last_error, "HDMI-9"));
 	seat_available(&seat);
@@ -262,8 +263,7 @@ static void spawn_failure_releases_and_fails(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .xserver_fails = 1};
 	struct seat_config c = make_config(RESTART_NEVER);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	assert_int_equal(seat.state, SEAT_FAILED);
 	assert_false(w.holding);
 	assert_string_equal(seat.last_error, "exec failed");
@@ -274,9 +274,7 @@ static void session_failure_stops_xserver(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .session_fails = 1};
 	struct seat_config c = make_config(RESTART_NEVER);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
-	seat_xserver_ready(&seat);
+	start(&seat, &c, &w, true);
 	assert_int_equal(seat.state, SEAT_STOPPING);
 	assert_false(w.holding);
 	assert_int_equal(w.sigterms, 1);
@@ -289,8 +287,7 @@ static void ready_timeout_is_a_failure(void **state) {
 	struct world w = {.lease_result = LEASE_OK};
 	struct seat_config c = make_config(RESTART_NEVER);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
+	start(&seat, &c, &w, false);
 	fire(&seat, &w);
 	assert_int_equal(seat.state, SEAT_STOPPING);
 	assert_false(w.holding);
@@ -304,9 +301,7 @@ static void stop_and_lessor_loss(void **state) {
 	struct world w = {.lease_result = LEASE_OK};
 	struct seat_config c = make_config(RESTART_ON_FAILURE);
 	struct seat seat;
-	seat_init(&seat, &c, &fake_ops, &w);
-	seat_start(&seat);
-	seat_xserver_ready(&seat);
+	start(&seat, &c, &w, true);
 	/* The lessor went away: its leases are void, nothing to release. */
 	w.holding = false;
 	seat_lessor_lost(&seat);
