@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "probe.h"
 #include "values.h"
 
 struct seatmap *load_seatmap_or_report(const char *path) {
@@ -45,7 +46,7 @@ static void print_seat(const struct seat_config *s) {
 			delay, max, s->policy.start_limit_burst, window);
 }
 
-int cmd_check(const char *path) {
+int cmd_check(const char *path, bool probe) {
 	struct seatmap *map = load_seatmap_or_report(path);
 	if (map == NULL) {
 		return 1;
@@ -60,6 +61,7 @@ int cmd_check(const char *path) {
 	for (size_t i = 0; i < map->n_seats; i++) {
 		print_seat(&map->seats[i]);
 	}
+	int status = probe ? probe_print(map) : 0;
 	seatmap_free(map);
-	return 0;
+	return status;
 }

@@ -1,13 +1,15 @@
 #ifndef SEATD_LEASE_CHECK_H
 #define SEATD_LEASE_CHECK_H
 
+#include <stdbool.h>
+
 #include "seatmap.h"
 
 /* Loads and validates the seat map at path for this process (environment,
  * uid), printing every problem to stderr. Returns NULL if there were errors. */
 struct seatmap *load_seatmap_or_report(const char *path);
 
-/* `seatd-lease check`: exit status 0 or 1. */
-int cmd_check(const char *path);
+/* `seatd-lease check [--probe]`: exit status 0 or 1. */
+int cmd_check(const char *path, bool probe);
 
 #endif

@@ -381,6 +381,63 @@ int input_check_overlaps(const struct seatmap *map) {
 	return overlaps;
 }
 
+struct input_probe_device *input_probe(const struct seatmap *map, size_t *n) {
+	struct udev *udev = udev_new();
+	if (udev == NULL) {
+		return NULL;
+	}
+	struct udev_enumerate *en = scan_event_devices(udev);
+	size_t cap = 16, len = 0;
+	struct input_probe_device *out = calloc(cap, sizeof(*out));
+	struct udev_list_entry *e;
+	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
+		struct udev_device *dev = udev_device_new_from_syspath(udev,
+				udev_list_entry_get_name(e));
+		if (dev == NULL || udev_device_get_devnode(dev) == NULL) {
+			if (dev != NULL) {
+				udev_device_unref(dev);
+			}
+			continue;
+		}
+		if (len == cap) {
+			cap *= 2;
+			out = realloc(out, cap * sizeof(*out));
+		}
+		if (out == NULL) {
+			abort();
+		}
+		struct input_probe_device *d = &out[len++];
+		struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
+				"input", NULL);
+		const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+		const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+		d->node = strdup(udev_device_get_devnode(dev));
+		d->name = strdup(name ? name : "(no name)");
+		d->id_path = strdup(id_path ? id_path : "");
+		size_t k = 0;
+		for (size_t i = 0; i < map->n_seats && k < 7; i++) {
+			if (device_matches(dev, &map->seats[i])) {
+				d->seats[k++] = (int)i;
+			}
+		}
+		d->seats[k] = -1;
+		udev_device_unref(dev);
+	}
+	udev_enumerate_unref(en);
+	udev_unref(udev);
+	*n = len;
+	return out;
+}
+
+void input_probe_free(struct input_probe_device *devices, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(devices[i].node);
+		free(devices[i].name);
+		free(devices[i].id_path);
+	}
+	free(devices);
+}
+
 struct input_watch {
 	struct udev *udev;
 	struct udev_monitor *monitor;

@@ -47,6 +47,18 @@ void input_release(const char *seat, int timeout_ms);
  * run, and gives those devices back. Returns how many files it removed. */
 int input_clean_stale(const char *seat, int timeout_ms);
 
+/* One event device as `check --probe` shows it. */
+struct input_probe_device {
+	char *node, *name, *id_path;
+	/* Indexes of the seats whose inputs match it, -1 terminated. */
+	int seats[8];
+};
+
+/* Every event device there is, and which seats of map match it; NULL if
+ * udev cannot be asked. Free with input_probe_free. */
+struct input_probe_device *input_probe(const struct seatmap *map, size_t *n);
+void input_probe_free(struct input_probe_device *devices, size_t n);
+
 struct poller;
 struct input_watch;
 

@@ -25,7 +25,9 @@ static void usage(FILE *out) {
 		"Commands:\n"
 		"  run            supervise every seat of the seat map (the default)\n"
 		"  seat NAME      run one seat in the foreground, without restarts\n"
-		"  check [FILE]   validate the seat map and summarise its seats\n"
+		"  check [--probe] [FILE]\n"
+		"                 validate the seat map and summarise its seats; with\n"
+		"                 --probe, also what each would get right now\n"
 		"  status         show the seats of the running daemon\n"
 		"\n"
 		"Options:\n"
@@ -93,13 +95,23 @@ int main(int argc, char *argv[]) {
 	int nargs = argc - optind;
 	char **args = argv + optind;
 	if (strcmp(command, "check") == 0) {
-		if (nargs > 1) {
-			return usage_error("check takes at most one FILE, got '%s'", args[1]);
+		bool probe = false;
+		const char *file = NULL;
+		for (int i = 0; i < nargs; i++) {
+			if (strcmp(args[i], "--probe") == 0) {
+				probe = true;
+			} else if (args[i][0] == '-') {
+				return usage_error("unknown check option '%s'", args[i]);
+			} else if (file != NULL) {
+				return usage_error("check takes at most one FILE, got '%s'", args[i]);
+			} else {
+				file = args[i];
+			}
 		}
-		if (nargs == 1 && config_given) {
-			return usage_error("give the seat map once: --config or '%s', not both", args[0]);
+		if (file != NULL && config_given) {
+			return usage_error("give the seat map once: --config or '%s', not both", file);
 		}
-		return cmd_check(nargs == 1 ? args[0] : config);
+		return cmd_check(file != NULL ? file : config, probe);
 	} else if (strcmp(command, "run") == 0) {
 		if (nargs > 0) {
 			return usage_error("run takes no arguments, got '%s'", args[0]);

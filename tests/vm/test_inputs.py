@@ -8,7 +8,8 @@ import time
 import pytest
 
 import rig as rigmod
-from seatd import PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map, setup_users
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map,
+                   setup_users)
 
 
 @pytest.fixture(scope="module")
@@ -188,3 +189,27 @@ def test_a_udev_that_never_answers_delays_the_seat_only_so_long(rig):
     finally:
         rig.run("pkill -CONT systemd-udevd")
     rig.run("udevadm settle --timeout=30")
+
+
+def test_check_probe_shows_what_each_seat_would_get(rig):
+    rig.run("mkdir -p /etc/seatd-lease")
+    rig.write_file(CONFIG, two_seats().encode())
+    out = rig.run("%s check --probe %s" % (BIN, CONFIG)).stdout
+    sections = dict(re.findall(r"^(seat s\d|no seat's):\n((?:  .*\n)*)", out, re.M))
+    for head, name in ((2, "seat s1"), (3, "seat s2")):
+        section = sections[name]
+        assert "  output Virtual-%d: connected (card0)\n" % head in section, out
+        for id_path, what in ((rigmod.keyboard_id_path(head), "QEMU Virtio Keyboard"),
+                              (rigmod.pointer_id_path(head), "QEMU Virtio Tablet")):
+            line = "  input %s: %s, ID_PATH %s\n" % (event_node(rig, id_path), what, id_path)
+            assert line in section, out
+    # Head 1's devices are nobody's.
+    assert "ID_PATH %s\n" % rigmod.keyboard_id_path(1) in sections["no seat's"], out
+    # Two seats matching one device: an error naming both, exit 1.
+    s2 = dict(name="s2", outputs="Virtual-3", user="lab2",
+              extra='inputs = name:"QEMU Virtio Keyboard"\n')
+    rig.write_file(CONFIG, seat_map("x11", [seat("s1", 2, "lab1", SEAT_COLOURS[0]), s2]).encode())
+    r = rig.run("%s check --probe %s" % (BIN, CONFIG), check=False)
+    assert r.status == 1
+    assert re.search(r"error: input device QEMU Virtio Keyboard \(%s\) is matched by seats "
+                     r"s1 and s2" % event_node(rig, rigmod.keyboard_id_path(2)), r.stderr), r.stderr
