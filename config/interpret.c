@@ -281,19 +281,6 @@ static void check_delays(struct ctx *c, const struct ini_section *sec,
 	}
 }
 
-static bool valid_seat_name(const char *name) {
-	size_t len = strlen(name);
-	if (len == 0 || len > 32) {
-		return false;
-	}
-	for (size_t i = 0; i < len; i++) {
-		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-') {
-			return false;
-		}
-	}
-	return true;
-}
-
 static const char *scope_name(unsigned scope) {
 	return scope == IN_GENERAL ? "[general]" : scope == IN_SEAT_DEFAULTS ? "[seat:*]"
 		: "[seat:NAME]";
@@ -459,7 +446,7 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 			continue;
 		}
 		const char *name = sec->name + 5;
-		if (!valid_seat_name(name)) {
+		if (!seat_name_valid(name)) {
 			error(&c, sec->line, "'%s' is not a seat name; use 1 to 32 letters, digits, "
 					"'-' or '_' (e.g. [seat:lab-1])", name);
 			continue;

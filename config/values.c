@@ -219,3 +219,16 @@ void format_duration(uint64_t ms, char *buf, size_t len) {
 		snprintf(buf, len, "%llums", (unsigned long long)ms);
 	}
 }
+
+bool seat_name_valid(const char *name) {
+	size_t len = strlen(name);
+	if (len == 0 || len > 32) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-') {
+			return false;
+		}
+	}
+	return true;
+}

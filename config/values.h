@@ -28,6 +28,10 @@ bool parse_restart_policy(const char *text, enum restart_policy *policy, char *e
 /* WIDTHxHEIGHT */
 bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, size_t errlen);
 
+/* 1 to 32 letters, digits, '-' or '_': it becomes part of file names and of
+ * the X server's seat-NAME. */
+bool seat_name_valid(const char *name);
+
 /* "1.5s" style, for messages and summaries. */
 void format_duration(uint64_t ms, char *buf, size_t len);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "identify.h"
 #include "log.h"
 #include "supervisor.h"
 
@@ -28,6 +29,9 @@ static void usage(FILE *out) {
 		"  check [--probe] [FILE]\n"
 		"                 validate the seat map and summarise its seats; with\n"
 		"                 --probe, also what each would get right now\n"
+		"  identify [--seat NAME] [--timeout SECONDS]\n"
+		"                 print the device and the inputs = match of each key\n"
+		"                 pressed or click made; with --seat, a seat's whole line\n"
 		"  status         show the seats of the running daemon\n"
 		"\n"
 		"Options:\n"
@@ -134,6 +138,26 @@ int main(int argc, char *argv[]) {
 		int status = supervisor_run_seat(map, args[0]);
 		seatmap_free(map);
 		return status;
+	} else if (strcmp(command, "identify") == 0) {
+		const char *seat = NULL;
+		int timeout = 0;
+		for (int i = 0; i < nargs; i++) {
+			if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
+				seat = args[++i];
+			} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
+				char *end;
+				long t = strtol(args[++i], &end, 10);
+				if (*end != '\0' || t <= 0 || t > 86400) {
+					return usage_error("--timeout takes seconds, 1 to 86400, not '%s'",
+							args[i]);
+				}
+				timeout = (int)t;
+			} else {
+				return usage_error("identify takes --seat NAME and --timeout SECONDS, "
+						"not '%s'", args[i]);
+			}
+		}
+		return cmd_identify(seat, timeout);
 	} else if (strcmp(command, "status") == 0) {
 		if (nargs > 0) {
 			return usage_error("status takes no arguments, got '%s'", args[0]);

@@ -36,6 +36,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 MAX_HEADS = 8
 HEAD_WIDTH, HEAD_HEIGHT = 1024, 768
 HOTPLUG_PORTS = 4
+USB_PORTS = 4
 
 # Fixed PCI addresses (slot numbers on bus 0), so that the guest's ID_PATH of
 # every device is known in advance, as a seat map's path: match needs it.
@@ -44,6 +45,7 @@ SLOT_GPU = 0x01
 SLOT_AGENT = 0x02
 SLOT_HOSTROOT = 0x03
 SLOT_RESULTS = 0x04
+SLOT_USB = 0x05  # qemu-xhci "usb": USB devices go on its ports (rig.usb_add)
 SLOT_KEYBOARD_1 = 0x08  # head N's keyboard: 0x08 + N - 1
 SLOT_POINTER_1 = 0x10  # head N's pointer: 0x10 + N - 1
 SLOT_HOTPLUG_1 = 0x18  # pcie-root-port hpN: 0x18 + N - 1; its device sits on bus N
@@ -78,6 +80,19 @@ def hotplug_id_path(port):
     if not 1 <= port <= HOTPLUG_PORTS:
         raise ValueError("no hotplug port %r" % (port,))
     return "pci-0000:%02x:00.0" % port
+
+
+def usb_id_path(port):
+    """ID_PATH of the (first interface of the) USB device on port: "2" is the
+    controller's port 2, "1.3" port 3 of a hub on port 1."""
+    return "pci-0000:00:%02x.0-usb-0:%s:1.0" % (SLOT_USB, port)
+
+
+def usb_syspath(port):
+    """The sysfs path of the USB device on port (see usb_id_path)."""
+    hops = port.split(".")
+    return "/sys/devices/pci0000:00/0000:00:%02x.0/usb1/" % SLOT_USB + "/".join(
+        "1-" + ".".join(hops[:i]) for i in range(1, len(hops) + 1))
 
 
 def build_dir():
@@ -324,6 +339,17 @@ class Background:
         return self.rig.run("cat %s" % shlex.quote(self.log)).stdout
 
 
+class UsbDevice:
+    """A device on a port of the rig's USB controller (see usb_id_path).
+    nodes are its event nodes (none for a hub)."""
+
+    def __init__(self, driver, port):
+        self.driver, self.port = driver, port
+        self.qemu_id = "usb-" + port.replace(".", "-")
+        self.id_path, self.syspath = usb_id_path(port), usb_syspath(port)
+        self.nodes = []
+
+
 class HotKeyboard:
     """A keyboard hot-added into root port hp<port>, bound to head. node and
     id_path are what the guest made of it."""
@@ -403,6 +429,7 @@ class Rig:
         self.guest_logs = ["/var/log/Xorg.*.log"]
         self._proc = self._qmp = self._agent = self._sockets = None
         self._hotplugged = []
+        self._usb = []
         self._spawned = 0
 
     # --- life cycle
@@ -477,6 +504,8 @@ class Rig:
                     % (head, bind, SLOT_KEYBOARD_1 + head - 1),
                     "-device", "virtio-tablet-pci,id=pointer%d,%s,addr=0x%x"
                     % (head, bind, SLOT_POINTER_1 + head - 1)]
+        # USB 2 and 3 ports share numbers; low-speed devices use the USB 2 side.
+        cmd += ["-device", "qemu-xhci,id=usb,p2=%d,p3=%d,addr=0x%x" % (USB_PORTS, USB_PORTS, SLOT_USB)]
         for port in range(1, HOTPLUG_PORTS + 1):
             cmd += ["-device", "pcie-root-port,id=hp%d,chassis=%d,addr=0x%x"
                     % (port, port, SLOT_HOTPLUG_1 + port - 1)]
@@ -703,6 +732,53 @@ class Rig:
         self._qmp.wait_event("DEVICE_DELETED", timeout, device=hk.qemu_id)
         self._hotplugged.remove(hk)
         self.wait_until("[ ! -e %s ]" % hk.node, timeout=timeout)
+
+    # --- USB
+
+    def usb_add(self, driver, port, timeout=30):
+        """Plug a QEMU USB device (usb-kbd, usb-mouse, usb-tablet, usb-hub)
+        into port ("1", or "1.2" behind a hub on port 1). Returns once the
+        guest has its sysfs device and, for input devices, its event nodes.
+        USB devices are bound to no head: usb_key and usb_click reach them."""
+        if not 1 <= int(port.split(".")[0]) <= USB_PORTS:
+            raise ValueError("no USB port %r: the controller has 1..%d" % (port, USB_PORTS))
+        dev = UsbDevice(driver, port)
+        self._qmp.execute("device_add", driver=driver, id=dev.qemu_id, bus="usb.0", port=port)
+        self._usb.append(dev)
+        if driver == "usb-hub":
+            # Its ports exist once the guest's hub driver has set it up.
+            self.wait_until("[ -e %s/%s:1.0/%s-port1 ]" % (dev.syspath, os.path.basename(
+                dev.syspath), os.path.basename(dev.syspath)), timeout=timeout)
+        else:
+            self.wait_until("ls /dev/input/by-path/%s-event* >/dev/null 2>&1" % dev.id_path,
+                            timeout=timeout)
+            dev.nodes = sorted(set(self.run("readlink -f /dev/input/by-path/%s-event*"
+                                            % dev.id_path).stdout.split()))
+        return dev
+
+    def usb_remove(self, dev, timeout=30):
+        """Unplug a device usb_add plugged in; returns once the guest has let
+        go of it."""
+        self._qmp.execute("device_del", id=dev.qemu_id)
+        self._qmp.wait_event("DEVICE_DELETED", timeout, device=dev.qemu_id)
+        self._usb.remove(dev)
+        self.wait_until("[ ! -e %s ]" % dev.syspath, timeout=timeout)
+
+    def usb_key(self, *keys):
+        """Press keys together on a USB keyboard, then release them. QEMU gives
+        input bound to no head to the keyboard plugged in last."""
+        events = [{"type": "key", "data": {"down": True, "key": {"type": "qcode", "data": k}}}
+                  for k in keys]
+        self._qmp.execute("input-send-event", events=events)
+        for event in reversed(events):
+            self._qmp.execute("input-send-event",
+                              events=[{"type": "key", "data": dict(event["data"], down=False)}])
+
+    def usb_click(self, button="left"):
+        """Click with a USB mouse (or tablet) where its pointer is."""
+        for down in (True, False):
+            self._qmp.execute("input-send-event",
+                              events=[{"type": "btn", "data": {"down": down, "button": button}}])
 
     # --- when a test fails
 

@@ -50,6 +50,44 @@ def seat_map(lessor, seats, general=""):
     return "\n".join(lines) + "\n"
 
 
+def input_seat(name, head, user, colour):
+    """A seat on head, with head's keyboard and pointer, whose session logs
+    every key its X server delivers."""
+    return dict(name=name, outputs="Virtual-%d" % head, user=user,
+                session="/bin/sh -c \"xsetroot -solid '%s'; exec stdbuf -oL xev -root "
+                        "-event keyboard\"" % colour,
+                extra="inputs = path:%s path:%s\n" % (rigmod.keyboard_id_path(head),
+                                                     rigmod.pointer_id_path(head)))
+
+
+def two_input_seats():
+    """s1 on head 2 and s2 on head 3, each with its head's keyboard and pointer."""
+    return seat_map("x11", [input_seat("s1", 2, "lab1", SEAT_COLOURS[0]),
+                            input_seat("s2", 3, "lab2", SEAT_COLOURS[1])])
+
+
+def presses(rig, path):
+    """How many key presses the xev log at path shows."""
+    return rig.run("grep -c '^KeyPress event' %s || true" % path).stdout.strip()
+
+
+def wait_presses(rig, path, count, timeout=15):
+    deadline = time.monotonic() + timeout
+    while presses(rig, path) != str(count):
+        assert time.monotonic() < deadline, "%s never showed %d key presses:\n%s" % (
+            path, count, rig.run("cat %s" % path, check=False).stdout)
+        time.sleep(0.2)
+
+
+def event_node(rig, id_path):
+    """The one event node with this ID_PATH."""
+    out = rig.run("for d in /sys/class/input/event*; do udevadm info -q property $d | "
+                  "grep -qx 'ID_PATH=%s' && echo /dev/input/${d##*/}; done; true" % id_path).stdout
+    nodes = out.split()
+    assert len(nodes) == 1, "ID_PATH %s: nodes %s" % (id_path, nodes)
+    return nodes[0]
+
+
 class Supervisor:
     """`seatd-lease run` in the guest, on the seat map text given."""
 

@@ -8,8 +8,9 @@ import time
 import pytest
 
 import rig as rigmod
-from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map,
-                   setup_users)
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, event_node,
+                   input_seat as seat, presses, seat_map, setup_users,
+                   two_input_seats as two_seats, wait_presses)
 
 
 @pytest.fixture(scope="module")
@@ -20,43 +21,8 @@ def rig():
         yield r
 
 
-def seat(name, head, user, colour):
-    """A seat on head, with head's keyboard and pointer, whose session logs
-    every key its X server delivers."""
-    return dict(name=name, outputs="Virtual-%d" % head, user=user,
-                session="/bin/sh -c \"xsetroot -solid '%s'; exec stdbuf -oL xev -root "
-                        "-event keyboard\"" % colour,
-                extra="inputs = path:%s path:%s\n" % (rigmod.keyboard_id_path(head),
-                                                     rigmod.pointer_id_path(head)))
-
-
-def two_seats():
-    return seat_map("x11", [seat("s1", 2, "lab1", SEAT_COLOURS[0]),
-                            seat("s2", 3, "lab2", SEAT_COLOURS[1])])
-
-
-def presses(rig, path):
-    return rig.run("grep -c '^KeyPress event' %s || true" % path).stdout.strip()
-
-
-def wait_presses(rig, path, count, timeout=15):
-    deadline = time.monotonic() + timeout
-    while presses(rig, path) != str(count):
-        assert time.monotonic() < deadline, "%s never showed %d key presses:\n%s" % (
-            path, count, rig.run("cat %s" % path, check=False).stdout)
-        time.sleep(0.2)
-
-
 # An event node that no seat has, on Debian.
 SEAT0_NODE = "root input 660"
-
-
-def event_node(rig, id_path):
-    out = rig.run("for d in /sys/class/input/event*; do udevadm info -q property $d | "
-                  "grep -qx 'ID_PATH=%s' && echo /dev/input/${d##*/}; done; true" % id_path).stdout
-    nodes = out.split()
-    assert len(nodes) == 1, "ID_PATH %s: nodes %s" % (id_path, nodes)
-    return nodes[0]
 
 
 @pytest.fixture

@@ -1,0 +1,290 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <libinput.h>
+#include <libudev.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "identify.h"
+#include "match.h"
+#include "poller.h"
+#include "values.h"
+
+struct identify {
+	struct udev *udev;
+	struct udev_monitor *monitor;
+	struct libinput *li;
+	const char *seat;
+	/* --seat: the matches of the key's and the click's devices so far. */
+	char *keyboard, *pointer;
+};
+
+static int open_restricted(const char *path, int flags, void *data) {
+	(void)data;
+	int fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void close_restricted(int fd, void *data) {
+	(void)data;
+	close(fd);
+}
+
+static const struct libinput_interface interface = {
+	.open_restricted = open_restricted,
+	.close_restricted = close_restricted,
+};
+
+static struct udev_device *usb_device_of(struct udev_device *dev) {
+	return udev_device_get_parent_with_subsystem_devtype(dev, "usb", "usb_device");
+}
+
+/*
+ * The match that names dev: the USB port it hangs on, or the port of the hub
+ * it sits behind, so that a keyboard and a mouse on one hub go together; its
+ * ID_PATH when it is not on USB; its node as a last resort. Caller frees.
+ */
+static char *match_for(struct udev_device *dev) {
+	struct input_match m = {.kind = MATCH_NODE};
+	char *escaped = NULL;
+	struct udev_device *usb = usb_device_of(dev);
+	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+	if (usb != NULL) {
+		struct udev_device *hub = usb_device_of(usb);
+		/* A root hub's parent is the controller, not another usb_device. */
+		bool behind_hub = hub != NULL && usb_device_of(hub) != NULL;
+		m.kind = MATCH_SYSFS;
+		m.pattern = (char *)udev_device_get_syspath(behind_hub ? hub : usb);
+	} else if (id_path != NULL) {
+		/* path: takes a glob; ID_PATHs seldom hold its special characters. */
+		escaped = malloc(2 * strlen(id_path) + 1);
+		if (escaped == NULL) {
+			abort();
+		}
+		char *o = escaped;
+		for (const char *c = id_path; *c != '\0'; c++) {
+			if (strchr("*?[]\\", *c) != NULL) {
+				*o++ = '\\';
+			}
+			*o++ = *c;
+		}
+		*o = '\0';
+		m.kind = MATCH_PATH;
+		m.pattern = escaped;
+	} else {
+		m.pattern = (char *)udev_device_get_devnode(dev);
+	}
+	char *out = input_match_format(&m);
+	free(escaped);
+	return out;
+}
+
+/* Prints what the issue's administrator needs to know of device; returns its
+ * match (caller frees). */
+static char *describe(struct libinput_device *device, const char *what) {
+	struct udev_device *dev = libinput_device_get_udev_device(device);
+	char *match = match_for(dev);
+	struct udev_device *usb = usb_device_of(dev);
+	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+	printf("%s on \"%s\" %s\n", what, libinput_device_get_name(device),
+			udev_device_get_devnode(dev));
+	if (usb != NULL) {
+		printf("  ID_PATH %s, USB port %s (%s)\n", id_path ? id_path : "(none)",
+				udev_device_get_sysname(usb), udev_device_get_syspath(usb));
+	} else {
+		printf("  ID_PATH %s, not on USB\n", id_path ? id_path : "(none)");
+	}
+	printf("  inputs = %s\n", match);
+	fflush(stdout);
+	udev_device_unref(dev);
+	return match;
+}
+
+static bool add_node(struct identify *id, const char *node) {
+	return libinput_path_add_device(id->li, node) != NULL;
+}
+
+/* A device plugged in while we listen is listened to as well. */
+static void handle_udev(struct identify *id) {
+	struct udev_device *dev = udev_monitor_receive_device(id->monitor);
+	if (dev == NULL) {
+		return;
+	}
+	const char *action = udev_device_get_action(dev);
+	const char *node = udev_device_get_devnode(dev);
+	if (action != NULL && strcmp(action, "add") == 0 && node != NULL &&
+			strncmp(node, "/dev/input/event", 16) == 0 && add_node(id, node)) {
+		const char *name = udev_device_get_sysattr_value(
+				udev_device_get_parent(dev), "name");
+		printf("plugged in: \"%s\" %s\n", name ? name : "?", node);
+		fflush(stdout);
+	}
+	udev_device_unref(dev);
+}
+
+static bool seat_complete(const struct identify *id) {
+	return id->keyboard != NULL && id->pointer != NULL;
+}
+
+static void handle_event(struct identify *id, struct libinput_event *ev) {
+	enum libinput_event_type type = libinput_event_get_type(ev);
+	struct libinput_device *device = libinput_event_get_device(ev);
+	bool key = type == LIBINPUT_EVENT_KEYBOARD_KEY &&
+		libinput_event_keyboard_get_key_state(libinput_event_get_keyboard_event(ev)) ==
+		LIBINPUT_KEY_STATE_PRESSED;
+	bool click = type == LIBINPUT_EVENT_POINTER_BUTTON &&
+		libinput_event_pointer_get_button_state(libinput_event_get_pointer_event(ev)) ==
+		LIBINPUT_BUTTON_STATE_PRESSED;
+	if (id->seat == NULL) {
+		if (key || click) {
+			free(describe(device, key ? "key" : "click"));
+		}
+		return;
+	}
+	/* --seat: the first key and the first click, in either order. */
+	if (key && id->keyboard == NULL) {
+		id->keyboard = describe(device, "key");
+	} else if (click && id->pointer == NULL) {
+		id->pointer = describe(device, "click");
+	} else {
+		return;
+	}
+	if (!seat_complete(id)) {
+		printf("seat %s: now %s\n", id->seat, id->keyboard == NULL
+				? "press a key on its keyboard" : "click with its mouse");
+		fflush(stdout);
+	}
+}
+
+static int listen_all(struct identify *id, int timeout_s) {
+	int added = 0;
+	glob_t g;
+	if (glob("/dev/input/event*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			added += add_node(id, g.gl_pathv[i]);
+		}
+		globfree(&g);
+	}
+	if (added == 0) {
+		fprintf(stderr, "seatd-lease identify: cannot open any input device under "
+				"/dev/input; run it as root\n");
+		return 1;
+	}
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "seatd-lease identify: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
+	if (id->seat != NULL) {
+		printf("seat %s: press a key on its keyboard and click with its mouse\n", id->seat);
+	} else {
+		printf("listening on %d input devices: press keys or click (Ctrl-C ends)\n", added);
+	}
+	fflush(stdout);
+	uint64_t deadline = timeout_s > 0 ? poller_now_ms() + (uint64_t)timeout_s * 1000 : 0;
+	struct pollfd fds[] = {
+		{.fd = sfd, .events = POLLIN},
+		{.fd = libinput_get_fd(id->li), .events = POLLIN},
+		{.fd = id->monitor ? udev_monitor_get_fd(id->monitor) : -1, .events = POLLIN},
+	};
+	bool interrupted = false, timed_out = false;
+	while (!seat_complete(id)) {
+		int wait = -1;
+		if (deadline != 0) {
+			uint64_t now = poller_now_ms();
+			if (now >= deadline) {
+				timed_out = true;
+				break;
+			}
+			wait = (int)(deadline - now);
+		}
+		if (poll(fds, 3, wait) < 0 && errno != EINTR) {
+			fprintf(stderr, "seatd-lease identify: poll: %s\n", strerror(errno));
+			break;
+		}
+		if (fds[0].revents != 0) {
+			interrupted = true;
+			break;
+		}
+		if (fds[2].revents != 0) {
+			handle_udev(id);
+		}
+		libinput_dispatch(id->li);
+		struct libinput_event *ev;
+		while ((ev = libinput_get_event(id->li)) != NULL) {
+			if (!seat_complete(id)) {
+				handle_event(id, ev);
+			}
+			libinput_event_destroy(ev);
+		}
+	}
+	close(sfd);
+	if (id->seat == NULL) {
+		return 0;
+	}
+	if (!seat_complete(id)) {
+		const char *missing = id->keyboard == NULL && id->pointer == NULL ? "no key and no click"
+			: id->keyboard == NULL ? "no key" : "no click";
+		if (timed_out) {
+			fprintf(stderr, "seatd-lease identify: %s in %d s; seat %s's line is not "
+					"complete\n", missing, timeout_s, id->seat);
+		} else if (interrupted) {
+			fprintf(stderr, "seatd-lease identify: interrupted with %s yet; seat %s's "
+					"line is not complete\n", missing, id->seat);
+		}
+		return 1;
+	}
+	printf("[seat:%s]\ninputs = %s", id->seat, id->keyboard);
+	if (strcmp(id->keyboard, id->pointer) != 0) {
+		printf(" %s", id->pointer);
+	}
+	printf("\n");
+	return 0;
+}
+
+int cmd_identify(const char *seat, int timeout_s) {
+	if (seat != NULL && !seat_name_valid(seat)) {
+		fprintf(stderr, "seatd-lease identify: '%s' is not a seat name; use 1 to 32 "
+				"letters, digits, '-' or '_'\n", seat);
+		return 2;
+	}
+	struct identify id = {.seat = seat};
+	id.udev = udev_new();
+	if (id.udev == NULL) {
+		fprintf(stderr, "seatd-lease identify: cannot use udev: %s\n", strerror(errno));
+		return 1;
+	}
+	id.li = libinput_path_create_context(&interface, NULL);
+	id.monitor = udev_monitor_new_from_netlink(id.udev, "udev");
+	if (id.monitor != NULL && (udev_monitor_filter_add_match_subsystem_devtype(id.monitor,
+			"input", NULL) < 0 || udev_monitor_enable_receiving(id.monitor) < 0)) {
+		udev_monitor_unref(id.monitor);
+		id.monitor = NULL;
+	}
+	int status = 1;
+	if (id.li == NULL) {
+		fprintf(stderr, "seatd-lease identify: cannot start libinput\n");
+	} else {
+		status = listen_all(&id, timeout_s);
+		libinput_unref(id.li);
+	}
+	free(id.keyboard);
+	free(id.pointer);
+	if (id.monitor != NULL) {
+		udev_monitor_unref(id.monitor);
+	}
+	udev_unref(id.udev);
+	return status;
+}
