@@ -41,7 +41,9 @@ static void rules_path(const char *seat, char *buf, size_t len) {
 }
 
 /* Every event device udev knows; the caller unrefs. */
-static struct udev_enumerate *scan_event_devices(struct udev *udev) {
+/* Calls fn for every event device udev knows now. */
+static void each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
 	struct udev_enumerate *en = udev_enumerate_new(udev);
 	if (en == NULL) {
 		abort();
@@ -49,7 +51,16 @@ static struct udev_enumerate *scan_event_devices(struct udev *udev) {
 	udev_enumerate_add_match_subsystem(en, "input");
 	udev_enumerate_add_match_sysname(en, "event*");
 	udev_enumerate_scan_devices(en);
-	return en;
+	struct udev_list_entry *e;
+	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
+		struct udev_device *dev = udev_device_new_from_syspath(udev,
+				udev_list_entry_get_name(e));
+		if (dev != NULL) {
+			fn(dev, data);
+			udev_device_unref(dev);
+		}
+	}
+	udev_enumerate_unref(en);
 }
 
 /* One udev match for one of our match kinds. */
@@ -172,6 +183,69 @@ static bool device_matches(struct udev_device *dev, const struct seat_config *se
 	return false;
 }
 
+int input_send_change(const char *syspath) {
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/uevent", syspath);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	int ret = write(fd, "change", 6) == 6 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* What one retrigger() pass has done so far. */
+struct trigger {
+	const struct seat_config *seat;
+	const char *seat_name;
+	char want[64];
+	struct input_counts *counts;
+	/* Nodes handed back to seat0: udev sets no owner once our rule is gone. */
+	char *returned[64];
+	size_t n_returned;
+	/* The devices told to change, until udev has answered for each. */
+	char *triggered[256];
+	size_t n_triggered;
+};
+
+static void trigger_one(struct udev_device *dev, void *data) {
+	struct trigger *t = data;
+	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
+	bool ours_now = id_seat != NULL && (t->seat_name != NULL ? strcmp(id_seat, t->want) == 0
+			: strncmp(id_seat, "seat-", 5) == 0);
+	bool matches = t->seat != NULL && device_matches(dev, t->seat);
+	if (matches && t->counts != NULL) {
+		t->counts->devices++;
+		t->counts->keyboards += udev_device_get_property_value(dev,
+				"ID_INPUT_KEYBOARD") != NULL;
+		t->counts->pointers += udev_device_get_property_value(dev, "ID_INPUT_MOUSE") != NULL ||
+			udev_device_get_property_value(dev, "ID_INPUT_TABLET") != NULL ||
+			udev_device_get_property_value(dev, "ID_INPUT_TOUCHPAD") != NULL;
+	}
+	const char *node = udev_device_get_devnode(dev);
+	if (t->seat == NULL && ours_now && node != NULL && t->n_returned < 64) {
+		t->returned[t->n_returned] = strdup(node);
+		t->n_returned += t->returned[t->n_returned] != NULL;
+	}
+	if (!ours_now && !matches) {
+		return;
+	}
+	const char *syspath = udev_device_get_syspath(dev);
+	int ret = input_send_change(syspath);
+	if (ret == 0 && t->n_triggered < 256) {
+		t->triggered[t->n_triggered] = strdup(syspath);
+		t->n_triggered += t->triggered[t->n_triggered] != NULL;
+	} else if (ret == -ENOENT || ret == -ENODEV) {
+		/* Unplugged since the scan: nothing to hand over. */
+		log_notice("inputs: %s went away before udev could re-read it; skipping it",
+				node != NULL ? node : syspath);
+	} else if (ret < 0) {
+		log_warning("inputs: cannot ask udev to re-read %s: %s", node != NULL ? node
+				: syspath, strerror(-ret));
+	}
+}
+
 /*
  * Sends a change uevent to every event device that the seat matches, or that
  * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
@@ -193,54 +267,20 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 			mon = NULL;
 		}
 	}
-	char want[64] = "";
+	struct trigger *t = calloc(1, sizeof(*t));
+	if (t == NULL) {
+		abort();
+	}
+	t->seat = seat;
+	t->seat_name = seat_name;
+	t->counts = counts;
 	if (seat_name != NULL) {
-		snprintf(want, sizeof(want), "seat-%s", seat_name);
+		snprintf(t->want, sizeof(t->want), "seat-%s", seat_name);
 	}
-	struct udev_enumerate *en = scan_event_devices(udev);
-	int pending = 0;
-	/* Nodes handed back to seat0: udev sets no owner once our rule is gone. */
-	char *returned[64];
-	size_t n_returned = 0;
-	struct udev_list_entry *e;
-	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
-		struct udev_device *dev = udev_device_new_from_syspath(udev,
-				udev_list_entry_get_name(e));
-		if (dev == NULL) {
-			continue;
-		}
-		const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
-		bool ours_now = id_seat != NULL && (seat_name != NULL ? strcmp(id_seat, want) == 0
-				: strncmp(id_seat, "seat-", 5) == 0);
-		bool matches = seat != NULL && device_matches(dev, seat);
-		if (matches && counts != NULL) {
-			counts->devices++;
-			counts->keyboards += udev_device_get_property_value(dev,
-					"ID_INPUT_KEYBOARD") != NULL;
-			counts->pointers += udev_device_get_property_value(dev, "ID_INPUT_MOUSE") != NULL ||
-				udev_device_get_property_value(dev, "ID_INPUT_TABLET") != NULL ||
-				udev_device_get_property_value(dev, "ID_INPUT_TOUCHPAD") != NULL;
-		}
-		const char *node = udev_device_get_devnode(dev);
-		if (seat == NULL && ours_now && node != NULL && n_returned < 64) {
-			returned[n_returned] = strdup(node);
-			n_returned += returned[n_returned] != NULL;
-		}
-		if (ours_now || matches) {
-			char path[4200];
-			snprintf(path, sizeof(path), "%s/uevent", udev_device_get_syspath(dev));
-			int fd = open(path, O_WRONLY | O_CLOEXEC);
-			/* A device that vanished meanwhile needs nothing from us. */
-			if (fd >= 0) {
-				if (write(fd, "change", 6) == 6) {
-					pending++;
-				}
-				close(fd);
-			}
-		}
-		udev_device_unref(dev);
-	}
-	udev_enumerate_unref(en);
+	each_event_device(udev, trigger_one, t);
+	char **triggered_paths = t->triggered, **returned = t->returned;
+	size_t n_triggered = t->n_triggered, n_returned = t->n_returned;
+	int pending = (int)n_triggered;
 	int triggered = pending;
 	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
 	for (uint64_t now = poller_now_ms(); mon != NULL && pending > 0 && now < deadline;
@@ -250,9 +290,16 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		struct udev_device *dev;
 		while ((dev = udev_monitor_receive_device(mon)) != NULL) {
 			const char *action = udev_device_get_action(dev);
-			if (action != NULL && strcmp(action, "change") == 0 &&
-					strncmp(udev_device_get_sysname(dev), "event", 5) == 0) {
-				pending--;
+			/* A device unplugged after the trigger answers with remove. */
+			bool answer = action != NULL && (strcmp(action, "change") == 0 ||
+					strcmp(action, "remove") == 0);
+			for (size_t i = 0; answer && i < n_triggered; i++) {
+				if (triggered_paths[i] != NULL &&
+						strcmp(triggered_paths[i], udev_device_get_syspath(dev)) == 0) {
+					free(triggered_paths[i]);
+					triggered_paths[i] = NULL;
+					pending--;
+				}
 			}
 			udev_device_unref(dev);
 		}
@@ -274,6 +321,10 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		}
 		free(returned[i]);
 	}
+	for (size_t i = 0; i < n_triggered; i++) {
+		free(triggered_paths[i]);
+	}
+	free(t);
 	if (mon != NULL) {
 		udev_monitor_unref(mon);
 	}
@@ -342,43 +393,78 @@ int input_clean_stale(const char *seat, int timeout_ms) {
 	return removed;
 }
 
+struct overlaps {
+	const struct seatmap *map;
+	int count;
+};
+
+static void report_overlap(struct udev_device *dev, void *data) {
+	struct overlaps *o = data;
+	const struct seatmap *map = o->map;
+	char seats[512] = "";
+	int n = 0;
+	for (size_t i = 0; i < map->n_seats; i++) {
+		if (device_matches(dev, &map->seats[i])) {
+			text_append(seats, sizeof(seats), "%s%s", n > 0 ? " and " : "",
+					map->seats[i].name);
+			n++;
+		}
+	}
+	if (n > 1) {
+		struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
+				"input", NULL);
+		const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+		log_error("input device %s (%s) is matched by seats %s; a device belongs to "
+				"one seat: make their inputs tell it apart", name ? name : "?",
+				udev_device_get_devnode(dev), seats);
+		o->count++;
+	}
+}
+
 int input_check_overlaps(const struct seatmap *map) {
 	struct udev *udev = udev_new();
 	if (udev == NULL) {
 		return 0;
 	}
-	struct udev_enumerate *en = scan_event_devices(udev);
-	int overlaps = 0;
-	struct udev_list_entry *e;
-	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
-		struct udev_device *dev = udev_device_new_from_syspath(udev,
-				udev_list_entry_get_name(e));
-		if (dev == NULL) {
-			continue;
-		}
-		char seats[512] = "";
-		int n = 0;
-		for (size_t i = 0; i < map->n_seats; i++) {
-			if (device_matches(dev, &map->seats[i])) {
-				text_append(seats, sizeof(seats), "%s%s", n > 0 ? " and " : "",
-						map->seats[i].name);
-				n++;
-			}
-		}
-		if (n > 1) {
-			struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
-					"input", NULL);
-			const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
-			log_error("input device %s (%s) is matched by seats %s; a device belongs to "
-					"one seat: make their inputs tell it apart", name ? name : "?",
-					udev_device_get_devnode(dev), seats);
-			overlaps++;
-		}
-		udev_device_unref(dev);
-	}
-	udev_enumerate_unref(en);
+	struct overlaps o = {.map = map};
+	each_event_device(udev, report_overlap, &o);
 	udev_unref(udev);
-	return overlaps;
+	return o.count;
+}
+
+struct probe {
+	const struct seatmap *map;
+	struct input_probe_device *out;
+	size_t len, cap;
+};
+
+static void probe_one(struct udev_device *dev, void *data) {
+	struct probe *p = data;
+	if (udev_device_get_devnode(dev) == NULL) {
+		return;
+	}
+	if (p->len == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->out = realloc(p->out, p->cap * sizeof(*p->out));
+		if (p->out == NULL) {
+			abort();
+		}
+	}
+	struct input_probe_device *d = &p->out[p->len++];
+	struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
+			"input", NULL);
+	const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+	d->node = strdup(udev_device_get_devnode(dev));
+	d->name = strdup(name ? name : "(no name)");
+	d->id_path = strdup(id_path ? id_path : "");
+	size_t k = 0;
+	for (size_t i = 0; i < p->map->n_seats && k < 7; i++) {
+		if (device_matches(dev, &p->map->seats[i])) {
+			d->seats[k++] = (int)i;
+		}
+	}
+	d->seats[k] = -1;
 }
 
 struct input_probe_device *input_probe(const struct seatmap *map, size_t *n) {
@@ -386,47 +472,15 @@ struct input_probe_device *input_probe(const struct seatmap *map, size_t *n) {
 	if (udev == NULL) {
 		return NULL;
 	}
-	struct udev_enumerate *en = scan_event_devices(udev);
-	size_t cap = 16, len = 0;
-	struct input_probe_device *out = calloc(cap, sizeof(*out));
-	struct udev_list_entry *e;
-	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
-		struct udev_device *dev = udev_device_new_from_syspath(udev,
-				udev_list_entry_get_name(e));
-		if (dev == NULL || udev_device_get_devnode(dev) == NULL) {
-			if (dev != NULL) {
-				udev_device_unref(dev);
-			}
-			continue;
-		}
-		if (len == cap) {
-			cap *= 2;
-			out = realloc(out, cap * sizeof(*out));
-		}
-		if (out == NULL) {
-			abort();
-		}
-		struct input_probe_device *d = &out[len++];
-		struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
-				"input", NULL);
-		const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
-		const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
-		d->node = strdup(udev_device_get_devnode(dev));
-		d->name = strdup(name ? name : "(no name)");
-		d->id_path = strdup(id_path ? id_path : "");
-		size_t k = 0;
-		for (size_t i = 0; i < map->n_seats && k < 7; i++) {
-			if (device_matches(dev, &map->seats[i])) {
-				d->seats[k++] = (int)i;
-			}
-		}
-		d->seats[k] = -1;
-		udev_device_unref(dev);
+	struct probe p = {.map = map};
+	p.out = calloc(1, sizeof(*p.out));
+	if (p.out == NULL) {
+		abort();
 	}
-	udev_enumerate_unref(en);
+	each_event_device(udev, probe_one, &p);
 	udev_unref(udev);
-	*n = len;
-	return out;
+	*n = p.len;
+	return p.out;
 }
 
 void input_probe_free(struct input_probe_device *devices, size_t n) {
@@ -436,6 +490,39 @@ void input_probe_free(struct input_probe_device *devices, size_t n) {
 		free(devices[i].id_path);
 	}
 	free(devices);
+}
+
+struct seat_nodes {
+	char want[64];
+	char **nodes;
+	size_t n;
+};
+
+static void collect_node(struct udev_device *dev, void *data) {
+	struct seat_nodes *sn = data;
+	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
+	const char *node = udev_device_get_devnode(dev);
+	if (id_seat != NULL && node != NULL && strcmp(id_seat, sn->want) == 0) {
+		sn->nodes = realloc(sn->nodes, (sn->n + 2) * sizeof(*sn->nodes));
+		if (sn->nodes == NULL || (sn->nodes[sn->n] = strdup(node)) == NULL) {
+			abort();
+		}
+		sn->nodes[++sn->n] = NULL;
+	}
+}
+
+char **input_seat_nodes(const char *seat) {
+	struct seat_nodes sn = {.nodes = calloc(1, sizeof(char *))};
+	if (sn.nodes == NULL) {
+		abort();
+	}
+	snprintf(sn.want, sizeof(sn.want), "seat-%s", seat);
+	struct udev *udev = udev_new();
+	if (udev != NULL) {
+		each_event_device(udev, collect_node, &sn);
+		udev_unref(udev);
+	}
+	return sn.nodes;
 }
 
 struct input_watch {

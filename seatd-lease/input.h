@@ -36,6 +36,10 @@ struct input_counts {
 int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
 		struct input_counts *counts, char *err, size_t errlen);
 
+/* Asks the kernel to send a change uevent for the device at syspath, as
+ * `udevadm trigger` does; 0, or -errno (-ENOENT: the device is gone). */
+int input_send_change(const char *syspath);
+
 /* Logs an error for every device that more than one seat of map matches
  * (naming the device and the seats); returns how many there are. */
 int input_check_overlaps(const struct seatmap *map);
@@ -46,6 +50,10 @@ void input_release(const char *seat, int timeout_ms);
 /* Removes the rules of every seat (seat NULL) or of one, left by an earlier
  * run, and gives those devices back. Returns how many files it removed. */
 int input_clean_stale(const char *seat, int timeout_ms);
+
+/* The event nodes udev has on seat-NAME now, NULL-terminated (strv_free);
+ * empty if udev cannot be asked. */
+char **input_seat_nodes(const char *seat);
 
 /* One event device as `check --probe` shows it. */
 struct input_probe_device {

@@ -1,9 +1,12 @@
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "input.h"
@@ -15,6 +18,29 @@ static struct input_match parse(const char *word) {
 		fail_msg("%s: %s", word, err);
 	}
 	return m;
+}
+
+/* The trigger that input_assign sends: what it writes, and what a device
+ * that is gone by then answers. */
+static void a_change_is_written_and_a_gone_device_is_told_apart(void **state) {
+	(void)state;
+	char dir[] = "/tmp/test-input.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char uevent[64];
+	snprintf(uevent, sizeof(uevent), "%s/uevent", dir);
+	FILE *f = fopen(uevent, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(input_send_change(dir), 0);
+	char buf[16] = "";
+	f = fopen(uevent, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "change");
+	unlink(uevent);
+	rmdir(dir);
+	assert_int_equal(input_send_change(dir), -ENOENT);
 }
 
 static void every_match_kind_becomes_a_rule(void **state) {
@@ -71,6 +97,7 @@ static void a_quote_cannot_become_a_rule(void **state) {
 
 int main(void) {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_change_is_written_and_a_gone_device_is_told_apart),
 		cmocka_unit_test(every_match_kind_becomes_a_rule),
 		cmocka_unit_test(a_quote_cannot_become_a_rule),
 	};
