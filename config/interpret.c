@@ -125,6 +125,9 @@ static void apply_general(struct ctx *c, struct seatmap *map, struct seat_policy
 		if (absolute_path(c, e)) {
 			set_string(&map->runtime_dir, e->value);
 		}
+	} else if (strcmp(e->key, "control_group") == 0) {
+		map->control_group_line = e->line;
+		set_string(&map->control_group, e->value);
 	}
 }
 

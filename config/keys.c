@@ -12,6 +12,7 @@ const struct key_info seatmap_keys[] = {
 	{"card", IN_GENERAL},
 	{"xserver", IN_GENERAL},
 	{"runtime_dir", IN_GENERAL},
+	{"control_group", IN_GENERAL},
 	{"restart", POLICY},
 	{"restart_delay", POLICY},
 	{"restart_delay_max", POLICY},

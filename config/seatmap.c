@@ -181,5 +181,49 @@ void seatmap_free(struct seatmap *map) {
 	free(map->card);
 	free(map->xserver);
 	free(map->runtime_dir);
+	free(map->control_group);
 	free(map);
+}
+
+static bool str_equal(const char *a, const char *b) {
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static bool strv_equal(char *const *a, char *const *b) {
+	if (a == NULL || b == NULL) {
+		return a == b;
+	}
+	for (; *a != NULL && *b != NULL; a++, b++) {
+		if (strcmp(*a, *b) != 0) {
+			return false;
+		}
+	}
+	return *a == NULL && *b == NULL;
+}
+
+bool seat_config_equal(const struct seat_config *a, const struct seat_config *b) {
+	if (!str_equal(a->name, b->name) || a->n_outputs != b->n_outputs ||
+			a->n_inputs != b->n_inputs || !str_equal(a->user, b->user) ||
+			a->display != b->display || !strv_equal(a->session, b->session) ||
+			!strv_equal(a->xserver_args, b->xserver_args) ||
+			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
+			!str_equal(a->xorg_conf, b->xorg_conf) ||
+			a->policy.restart != b->policy.restart ||
+			a->policy.restart_delay_ms != b->policy.restart_delay_ms ||
+			a->policy.restart_delay_max_ms != b->policy.restart_delay_max_ms ||
+			a->policy.start_limit_burst != b->policy.start_limit_burst ||
+			a->policy.start_limit_interval_ms != b->policy.start_limit_interval_ms) {
+		return false;
+	}
+	for (size_t i = 0; i < a->n_outputs; i++) {
+		if (strcmp(a->outputs[i], b->outputs[i]) != 0) {
+			return false;
+		}
+	}
+	for (size_t i = 0; i < a->n_inputs; i++) {
+		if (!input_match_equal(&a->inputs[i], &b->inputs[i])) {
+			return false;
+		}
+	}
+	return true;
 }

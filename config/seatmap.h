@@ -76,7 +76,8 @@ struct seatmap {
 	char *card;         /* drm */
 	char *xserver;
 	char *runtime_dir;
-	int lessor_line, display_line, card_line, xserver_line;
+	char *control_group; /* may use the control socket besides root; NULL: none */
+	int lessor_line, display_line, card_line, xserver_line, control_group_line;
 
 	struct seat_config *seats;
 	size_t n_seats;
@@ -107,6 +108,10 @@ struct seatmap *seatmap_load_buffer(const char *name, const char *text, size_t l
 void seatmap_free(struct seatmap *map);
 
 struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *name);
+
+/* Whether two seats would run the same way: every setting but the line
+ * numbers (what a reload leaves running). */
+bool seat_config_equal(const struct seat_config *a, const struct seat_config *b);
 
 const char *restart_policy_name(enum restart_policy policy);
 const char *lessor_kind_name(enum lessor_kind kind);

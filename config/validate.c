@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -233,6 +234,11 @@ void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
 		return;
 	}
 	check_xserver(map, diags);
+	if (map->control_group != NULL && getgrnam(map->control_group) == NULL) {
+		error(map->control_group_line, "group %s does not exist; create it (addgroup "
+				"--system %s) or correct the name", map->control_group,
+				map->control_group);
+	}
 	for (size_t i = 0; i < map->n_seats; i++) {
 		check_seat_system(map, &map->seats[i], diags);
 	}

@@ -6,7 +6,7 @@
 #include "probe.h"
 #include "values.h"
 
-struct seatmap *load_seatmap_or_report(const char *path) {
+struct seatmap *load_seatmap(const char *path, FILE *report, const char *consequence) {
 	struct seatmap_env env = {
 		.display = getenv("DISPLAY"),
 		.xauthority = getenv("XAUTHORITY"),
@@ -15,16 +15,20 @@ struct seatmap *load_seatmap_or_report(const char *path) {
 	};
 	struct diag_list diags = {0};
 	struct seatmap *map = seatmap_load(path, &env, &diags);
-	diag_print(&diags, stderr);
+	diag_print(&diags, report);
 	size_t errors = diag_errors(&diags);
 	diag_list_finish(&diags);
 	if (errors > 0) {
-		fprintf(stderr, "%s: %zu error%s; nothing was started\n", path, errors,
-				errors == 1 ? "" : "s");
+		fprintf(report, "%s: %zu error%s; %s\n", path, errors, errors == 1 ? "" : "s",
+				consequence);
 		seatmap_free(map);
 		return NULL;
 	}
 	return map;
+}
+
+struct seatmap *load_seatmap_or_report(const char *path) {
+	return load_seatmap(path, stderr, "nothing was started");
 }
 
 static void print_seat(const struct seat_config *s) {

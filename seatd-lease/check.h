@@ -2,8 +2,14 @@
 #define SEATD_LEASE_CHECK_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "seatmap.h"
+
+/* Loads and validates the seat map at path for this process (environment,
+ * uid), printing every problem to report, and then how many there were and
+ * the consequence ("nothing was started"). NULL if there were errors. */
+struct seatmap *load_seatmap(const char *path, FILE *report, const char *consequence);
 
 /* Loads and validates the seat map at path for this process (environment,
  * uid), printing every problem to stderr. Returns NULL if there were errors. */

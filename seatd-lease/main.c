@@ -6,9 +6,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "control.h"
 #include "identify.h"
 #include "log.h"
 #include "supervisor.h"
+#include "values.h"
 
 #define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
 
@@ -32,7 +34,11 @@ static void usage(FILE *out) {
 		"  identify [--seat NAME] [--timeout SECONDS]\n"
 		"                 print the device and the inputs = match of each key\n"
 		"                 pressed or click made; with --seat, a seat's whole line\n"
-		"  status         show the seats of the running daemon\n"
+		"  status [--json]\n"
+		"                 show the seats of the running daemon\n"
+		"  start|stop|restart NAME\n"
+		"                 start, stop or restart one seat of the running daemon\n"
+		"  reload         have the running daemon read the seat map again\n"
 		"\n"
 		"Options:\n"
 		"  -c, --config FILE  the seat map (default " DEFAULT_CONFIG ")\n"
@@ -54,9 +60,19 @@ static int usage_error(const char *fmt, ...) {
 	return EXIT_USAGE;
 }
 
-static int not_implemented(const char *command) {
-	log_error("seatd-lease: '%s' is not implemented yet in this version", command);
-	return 1;
+/*
+ * The daemon's control socket is in the seat map's runtime_dir. The map is
+ * only read for that: a client need not be able to run seats.
+ */
+static int control_command(const char *config, int argc, char **argv) {
+	struct seatmap_env env = {.system_checks = false};
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load(config, &env, &diags);
+	diag_list_finish(&diags);
+	int status = control_request(map != NULL ? map->runtime_dir : "/run/seatd-lease", argc,
+			argv);
+	seatmap_free(map);
+	return status;
 }
 
 int main(int argc, char *argv[]) {
@@ -159,10 +175,24 @@ int main(int argc, char *argv[]) {
 		}
 		return cmd_identify(seat, timeout);
 	} else if (strcmp(command, "status") == 0) {
-		if (nargs > 0) {
-			return usage_error("status takes no arguments, got '%s'", args[0]);
+		if (nargs > 1 || (nargs == 1 && strcmp(args[0], "--json") != 0)) {
+			return usage_error("status takes --json or nothing, not '%s'", args[0]);
 		}
-		return not_implemented("status");
+		return control_command(config, nargs + 1, argv + optind - 1);
+	} else if (strcmp(command, "start") == 0 || strcmp(command, "stop") == 0 ||
+			strcmp(command, "restart") == 0) {
+		if (nargs != 1) {
+			return usage_error("%s takes exactly one seat NAME", command);
+		}
+		if (!seat_name_valid(args[0])) {
+			return usage_error("'%s' is not a seat name", args[0]);
+		}
+		return control_command(config, 2, argv + optind - 1);
+	} else if (strcmp(command, "reload") == 0) {
+		if (nargs > 0) {
+			return usage_error("reload takes no arguments, got '%s'", args[0]);
+		}
+		return control_command(config, 1, argv + optind - 1);
 	}
 	return usage_error("unknown command '%s'", command);
 }

@@ -12,11 +12,15 @@
 
 #include "input.h"
 #include "lessor.h"
+#include "check.h"
+#include "control.h"
 #include "log.h"
+#include "notify.h"
 #include "poller.h"
 #include "runtime.h"
 #include "seat.h"
 #include "spawn.h"
+#include "status.h"
 #include "supervisor.h"
 #include "values.h"
 #include "xauth.h"
@@ -41,6 +45,12 @@ struct child {
 struct runner {
 	struct seat seat;
 	struct supervisor *sup;
+	struct seatmap *map; /* that holds seat.config: an older one after a reload */
+	/* Removed or changed by a reload: stopping, then gone (and, if changed,
+	 * started again as replacement). */
+	bool retiring;
+	const struct seat_config *replacement;
+	bool restart_requested; /* `restart NAME`: start again once stopped */
 	struct seat_user user;
 	bool have_user;
 	bool inputs_assigned; /* our udev rules for the seat are in place */
@@ -65,8 +75,14 @@ struct supervisor {
 	bool lessor_dead;
 	struct poller_source *lessor_timer;
 	uint64_t lessor_retry_ms;
-	struct runner *runners;
+	struct runner **runners;
 	size_t n_runners;
+	/* The map the caller gave, and frees. */
+	struct seatmap *given;
+	/* Maps replaced by a reload, kept while a retiring seat uses them. */
+	struct seatmap **old_maps;
+	size_t n_old_maps;
+	struct control *control;
 	struct input_watch *inputs;
 	bool shutting_down;
 	bool quit;
@@ -84,7 +100,7 @@ static struct runner *runner_of(struct seat *seat) {
 static void lessor_available(void *data) {
 	struct supervisor *sup = data;
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		seat_available(&sup->runners[i].seat);
+		seat_available(&sup->runners[i]->seat);
 	}
 }
 
@@ -100,10 +116,10 @@ static void lessor_lost(void *data, const char *why) {
 	sup->lessor_dead = true;
 	/* Its leases are void: forget them, the lessor frees them. */
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		sup->runners[i].lease = NULL;
+		sup->runners[i]->lease = NULL;
 	}
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		seat_lessor_lost(&sup->runners[i].seat);
+		seat_lessor_lost(&sup->runners[i]->seat);
 	}
 	sup->lessor_retry_ms = LESSOR_RETRY_MIN_MS;
 	poller_timer_arm(sup->lessor_timer, sup->lessor_retry_ms);
@@ -300,7 +316,7 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	char stderr_path[4200];
 	snprintf(stderr_path, sizeof(stderr_path), "%s/Xorg.stderr", r->paths.dir);
 	int out = open_log(r, stderr_path);
-	char **argv = xserver_argv(r->sup->map, c, &r->paths);
+	char **argv = xserver_argv(r->map, c, &r->paths);
 	char **envp = seat_environ(&r->user, &r->paths, -1);
 	struct spawn_request req = {
 		.argv = argv,
@@ -381,12 +397,37 @@ static uint64_t op_now(struct seat *seat) {
 	return poller_now_ms();
 }
 
+/* STATUS= for systemd: how many seats run, and the first that does not. */
+static void notify_seats(struct supervisor *sup) {
+	if (!notify_enabled()) {
+		return;
+	}
+	size_t running = 0;
+	const struct runner *other = NULL;
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		const struct runner *r = sup->runners[i];
+		if (r->seat.state == SEAT_RUNNING) {
+			running++;
+		} else if (other == NULL && !r->retiring) {
+			other = r;
+		}
+	}
+	char text[768];
+	int n = snprintf(text, sizeof(text), "%zu/%zu seats running", running, sup->n_runners);
+	if (other != NULL && n > 0 && (size_t)n < sizeof(text)) {
+		snprintf(text + n, sizeof(text) - (size_t)n, ", %s %s%s%s", other->seat.config->name,
+				seat_state_name(other->seat.state), other->seat.last_error[0] != '\0'
+				? ": " : "", other->seat.last_error);
+	}
+	notify_status(text);
+}
+
 static void check_quit(struct supervisor *sup) {
 	if (sup->quit) {
 		return;
 	}
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		if (!seat_is_idle(&sup->runners[i].seat)) {
+		if (!seat_is_idle(&sup->runners[i]->seat)) {
 			return;
 		}
 	}
@@ -419,6 +460,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 			r->inputs_assigned = false;
 		}
 	}
+	notify_seats(r->sup);
 	check_quit(r->sup);
 }
 
@@ -476,9 +518,11 @@ static void on_stop_signal(int signo, void *data) {
 		return;
 	}
 	log_notice("%s: stopping every seat", strsignal(signo));
+	notify_stopping();
 	sup->shutting_down = true;
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		seat_stop(&sup->runners[i].seat);
+		sup->runners[i]->restart_requested = false;
+		seat_stop(&sup->runners[i]->seat);
 	}
 	check_quit(sup);
 }
@@ -487,7 +531,7 @@ static void input_plugged(const char *seat, bool added, const char *node, const 
 		void *data) {
 	struct supervisor *sup = data;
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		if (strcmp(sup->runners[i].seat.config->name, seat) == 0) {
+		if (strcmp(sup->runners[i]->seat.config->name, seat) == 0) {
 			log_notice("seat %s: %s %s (%s)", seat, added ? "plugged in" : "unplugged",
 					name, node);
 		}
@@ -497,6 +541,7 @@ static void input_plugged(const char *seat, bool added, const char *node, const 
 static int setup(struct supervisor *sup, struct seatmap *map) {
 	*sup = (struct supervisor){
 		.map = map,
+		.given = map,
 		.impl = lessor_impl_for(map->lessor),
 		.lessor_retry_ms = LESSOR_RETRY_MIN_MS,
 	};
@@ -524,35 +569,122 @@ static int setup(struct supervisor *sup, struct seatmap *map) {
 	return 0;
 }
 
-static int add_runner(struct supervisor *sup, const struct seat_config *config) {
-	struct runner *r = &sup->runners[sup->n_runners++];
-	*r = (struct runner){.sup = sup, .ready_fd = -1};
+static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
+		const struct seat_config *config) {
+	struct runner *r = calloc(1, sizeof(*r));
+	struct runner **runners = realloc(sup->runners, (sup->n_runners + 1) * sizeof(*runners));
+	if (r == NULL || runners == NULL) {
+		abort();
+	}
+	sup->runners = runners;
+	*r = (struct runner){.sup = sup, .map = map, .ready_fd = -1};
 	r->xserver.pidfd = r->session.pidfd = -1;
-	seat_paths_init(&r->paths, sup->map->runtime_dir, config->name);
+	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(sup->poller, runner_timer, r);
-	return r->timer != NULL ? 0 : -1;
+	if (r->timer == NULL) {
+		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
+		seat_paths_finish(&r->paths);
+		seat_finish(&r->seat);
+		free(r);
+		return NULL;
+	}
+	sup->runners[sup->n_runners++] = r;
+	return r;
+}
+
+/* Everything the runner holds; it must be idle, or the supervisor ending. */
+static void destroy_runner(struct supervisor *sup, struct runner *r) {
+	if (r->lease != NULL && sup->lessor != NULL && !sup->lessor_dead) {
+		sup->impl->release(sup->lessor, r->lease);
+	}
+	stop_watching_ready(r);
+	if (r->inputs_assigned) {
+		input_release(r->seat.config->name, INPUT_TIMEOUT_MS);
+	}
+	poller_remove(r->timer);
+	runtime_remove_seat_dir(r->paths.dir);
+	seat_paths_finish(&r->paths);
+	if (r->have_user) {
+		seat_user_finish(&r->user);
+	}
+	seat_finish(&r->seat);
+	free(r);
+}
+
+static struct runner *find_runner(struct supervisor *sup, const char *name) {
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		if (!sup->runners[i]->retiring &&
+				strcmp(sup->runners[i]->seat.config->name, name) == 0) {
+			return sup->runners[i];
+		}
+	}
+	return NULL;
+}
+
+static bool map_in_use(const struct supervisor *sup, const struct seatmap *map) {
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		if (sup->runners[i]->map == map) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After each turn of the loop: seats that a reload retired are gone once
+ * stopped (a changed one starts again on its new settings), `restart NAME`
+ * starts its stopped seat, and maps no seat uses any more are freed.
+ */
+static void reap(struct supervisor *sup) {
+	for (size_t i = 0; i < sup->n_runners;) {
+		struct runner *r = sup->runners[i];
+		if (r->restart_requested && seat_is_idle(&r->seat) && !sup->shutting_down) {
+			r->restart_requested = false;
+			seat_start(&r->seat);
+		}
+		if (!r->retiring || !seat_is_idle(&r->seat)) {
+			i++;
+			continue;
+		}
+		const struct seat_config *next = r->replacement;
+		memmove(&sup->runners[i], &sup->runners[i + 1],
+				(sup->n_runners - i - 1) * sizeof(*sup->runners));
+		sup->n_runners--;
+		destroy_runner(sup, r);
+		if (next != NULL && !sup->shutting_down) {
+			struct runner *fresh = add_runner(sup, sup->map, next);
+			if (fresh != NULL) {
+				seat_start(&fresh->seat);
+			}
+		}
+	}
+	for (size_t i = 0; i < sup->n_old_maps;) {
+		if (map_in_use(sup, sup->old_maps[i])) {
+			i++;
+			continue;
+		}
+		if (sup->old_maps[i] != sup->given) {
+			seatmap_free(sup->old_maps[i]);
+		}
+		sup->old_maps[i] = sup->old_maps[--sup->n_old_maps];
+	}
+	check_quit(sup);
 }
 
 static void teardown(struct supervisor *sup) {
+	control_close(sup->control);
 	input_watch_destroy(sup->inputs);
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		struct runner *r = &sup->runners[i];
-		if (r->lease != NULL && sup->lessor != NULL && !sup->lessor_dead) {
-			sup->impl->release(sup->lessor, r->lease);
-		}
-		stop_watching_ready(r);
-		if (r->inputs_assigned) {
-			input_release(r->seat.config->name, INPUT_TIMEOUT_MS);
-		}
-		runtime_remove_seat_dir(r->paths.dir);
-		seat_paths_finish(&r->paths);
-		if (r->have_user) {
-			seat_user_finish(&r->user);
-		}
-		seat_finish(&r->seat);
+		destroy_runner(sup, sup->runners[i]);
 	}
 	free(sup->runners);
+	for (size_t i = 0; i < sup->n_old_maps; i++) {
+		if (sup->old_maps[i] != sup->given) {
+			seatmap_free(sup->old_maps[i]);
+		}
+	}
+	free(sup->old_maps);
 	if (sup->lessor != NULL) {
 		sup->impl->destroy(sup->lessor);
 	}
@@ -565,14 +697,277 @@ static int loop(struct supervisor *sup) {
 			log_error("event loop: %s", strerror(errno));
 			return -1;
 		}
+		reap(sup);
 	}
 	return 0;
 }
 
+/* --- reload --- */
+
+static bool general_equal(const struct seatmap *a, const struct seatmap *b, FILE *out) {
+	const char *changed = a->lessor != b->lessor ? "lessor"
+		: strcmp(a->runtime_dir, b->runtime_dir) != 0 ? "runtime_dir"
+		: a->lessor == LESSOR_X11 && (a->display == NULL) != (b->display == NULL) ? "display"
+		: a->lessor == LESSOR_X11 && a->display != NULL && strcmp(a->display, b->display) != 0
+		? "display"
+		: (a->xauthority == NULL) != (b->xauthority == NULL) ||
+		(a->xauthority != NULL && strcmp(a->xauthority, b->xauthority) != 0) ? "xauthority"
+		: a->lessor == LESSOR_DRM && strcmp(a->card, b->card) != 0 ? "card"
+		: (a->control_group == NULL) != (b->control_group == NULL) ||
+		(a->control_group != NULL && strcmp(a->control_group, b->control_group) != 0)
+		? "control_group" : NULL;
+	if (changed != NULL) {
+		fprintf(out, "%s: %s in [general] changed; that takes a restart of seatd-lease "
+				"(systemctl restart seatd-lease); nothing changed\n", b->path, changed);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Reads the seat map again. An invalid one changes nothing; a valid one
+ * starts new seats, stops removed ones, restarts changed ones and leaves
+ * the others alone. The report goes to out (and the log).
+ */
+static int reload(struct supervisor *sup, FILE *out) {
+	char *text = NULL;
+	size_t len = 0;
+	FILE *report = open_memstream(&text, &len);
+	if (report == NULL) {
+		abort();
+	}
+	notify_reloading();
+	struct seatmap *map = load_seatmap(sup->map->path, report, "nothing changed");
+	int status = CONTROL_FAILED;
+	unsigned started = 0, stopped = 0, restarted = 0, kept = 0;
+	if (map != NULL && !general_equal(sup->map, map, report)) {
+		seatmap_free(map);
+		map = NULL;
+	}
+	if (map != NULL) {
+		bool xserver_changed = strcmp(sup->map->xserver, map->xserver) != 0;
+		size_t n_before = sup->n_runners;
+		for (size_t i = 0; i < n_before; i++) {
+			struct runner *r = sup->runners[i];
+			if (r->retiring) {
+				/* Still stopping: it comes back as the new map says, if at all. */
+				r->replacement = seatmap_find_seat(map, r->seat.config->name);
+				continue;
+			}
+			const struct seat_config *now = seatmap_find_seat(map, r->seat.config->name);
+			if (now != NULL && !xserver_changed && seat_config_equal(r->seat.config, now)) {
+				/* Same settings: the seat runs on, on the new map's copy. */
+				r->seat.config = now;
+				r->map = map;
+				kept++;
+				continue;
+			}
+			r->retiring = true;
+			r->replacement = now;
+			r->restart_requested = false;
+			now != NULL ? restarted++ : stopped++;
+			fprintf(report, "seat %s: %s\n", r->seat.config->name,
+					now != NULL ? "changed; restarting it" : "removed; stopping it");
+			seat_stop(&r->seat);
+		}
+		for (size_t i = 0; i < map->n_seats; i++) {
+			bool known = false;
+			for (size_t k = 0; k < n_before; k++) {
+				known |= strcmp(sup->runners[k]->seat.config->name, map->seats[i].name) == 0;
+			}
+			if (!known) {
+				struct runner *r = add_runner(sup, map, &map->seats[i]);
+				if (r != NULL) {
+					started++;
+					fprintf(report, "seat %s: new; starting it\n", map->seats[i].name);
+					seat_start(&r->seat);
+				}
+			}
+		}
+		struct seatmap **old = realloc(sup->old_maps, (sup->n_old_maps + 1) * sizeof(*old));
+		if (old == NULL) {
+			abort();
+		}
+		sup->old_maps = old;
+		sup->old_maps[sup->n_old_maps++] = sup->map;
+		sup->map = map;
+		input_check_overlaps(map);
+		fprintf(report, "reloaded %s: %u started, %u stopped, %u restarted, %u unchanged\n",
+				map->path, started, stopped, restarted, kept);
+		status = CONTROL_OK;
+	}
+	fclose(report);
+	/* Every line to the log as well: a SIGHUP has no one else to tell. */
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL;
+			line = strtok_r(NULL, "\n", &save)) {
+		if (status == CONTROL_OK) {
+			log_notice("reload: %s", line);
+		} else {
+			log_error("reload: %s", line);
+		}
+		fprintf(out, "%s\n", line);
+	}
+	free(text);
+	notify_ready();
+	notify_seats(sup);
+	return status;
+}
+
+static void on_hangup(int signo, void *data) {
+	(void)signo;
+	FILE *null = fopen("/dev/null", "w");
+	if (null != NULL) {
+		reload(data, null);
+		fclose(null);
+	}
+}
+
+/* --- control requests --- */
+
+static void fill_status(struct supervisor *sup, struct runner *r, struct seat_status *s,
+		char ***inputs) {
+	const struct seat_config *c = r->seat.config;
+	uint64_t age_s = (poller_now_ms() - r->seat.state_since) / 1000;
+	*inputs = input_seat_nodes(c->name);
+	size_t n_inputs = 0;
+	while (*inputs != NULL && (*inputs)[n_inputs] != NULL) {
+		n_inputs++;
+	}
+	*s = (struct seat_status){
+		.name = c->name,
+		.state = seat_state_name(r->seat.state),
+		.outputs = c->outputs,
+		.n_outputs = c->n_outputs,
+		.crtcs = r->lease != NULL && r->lease->n_outputs == c->n_outputs ? r->lease->crtcs
+			: NULL,
+		.leased = r->lease != NULL,
+		.lease_id = r->lease != NULL ? r->lease->id : 0,
+		.display = c->display,
+		.user = c->user,
+		.xserver_pid = r->xserver.pid,
+		.session_pid = r->session.pid,
+		.inputs = *inputs,
+		.n_inputs = n_inputs,
+		.restarts = r->seat.restarts,
+		.since = time(NULL) - (time_t)age_s,
+		.last_error = r->seat.last_error,
+	};
+	(void)sup;
+}
+
+static int print_status(struct supervisor *sup, bool json, FILE *out) {
+	struct seat_status *seats = calloc(sup->n_runners + 1, sizeof(*seats));
+	char ***inputs = calloc(sup->n_runners + 1, sizeof(*inputs));
+	if (seats == NULL || inputs == NULL) {
+		abort();
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < sup->n_runners; i++) {
+		if (!sup->runners[i]->retiring) {
+			fill_status(sup, sup->runners[i], &seats[n], &inputs[n]);
+			n++;
+		}
+	}
+	char *text = json ? status_json(seats, n) : status_table(seats, n);
+	fputs(text, out);
+	free(text);
+	for (size_t i = 0; i < n; i++) {
+		strv_free(inputs[i]);
+	}
+	free(inputs);
+	free(seats);
+	return CONTROL_OK;
+}
+
+static int seat_command(struct supervisor *sup, const char *verb, const char *name, FILE *out) {
+	struct runner *r = find_runner(sup, name);
+	if (r == NULL) {
+		fprintf(out, "no seat %s in %s; its seats:", name, sup->map->path);
+		for (size_t i = 0; i < sup->n_runners; i++) {
+			if (!sup->runners[i]->retiring) {
+				fprintf(out, " %s", sup->runners[i]->seat.config->name);
+			}
+		}
+		fprintf(out, "\n");
+		return CONTROL_NO_SEAT;
+	}
+	struct seat *seat = &r->seat;
+	const char *was = seat_state_name(seat->state);
+	if (strcmp(verb, "start") == 0) {
+		if (!seat_is_idle(seat)) {
+			fprintf(out, "seat %s is already %s\n", name, was);
+			return CONTROL_OK;
+		}
+		log_notice("seat %s: start asked for", name);
+		seat_start(seat);
+	} else if (strcmp(verb, "stop") == 0) {
+		r->restart_requested = false;
+		if (seat_is_idle(seat)) {
+			fprintf(out, "seat %s is already %s\n", name, was);
+			return CONTROL_OK;
+		}
+		log_notice("seat %s: stop asked for", name);
+		seat_stop(seat);
+	} else {
+		log_notice("seat %s: restart asked for", name);
+		if (seat_is_idle(seat)) {
+			seat_start(seat);
+		} else {
+			r->restart_requested = true;
+			seat_stop(seat);
+		}
+	}
+	fprintf(out, "seat %s: %s -> %s\n", name, was, seat_state_name(seat->state));
+	return CONTROL_OK;
+}
+
+static int on_request(void *data, int argc, char **argv, FILE *out) {
+	struct supervisor *sup = data;
+	const char *cmd = argv[0];
+	if (strcmp(cmd, "status") == 0 && argc <= 2) {
+		bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
+		if (argc == 2 && !json) {
+			fprintf(out, "status takes --json or nothing, not '%s'\n", argv[1]);
+			return CONTROL_USAGE;
+		}
+		return print_status(sup, json, out);
+	}
+	if ((strcmp(cmd, "start") == 0 || strcmp(cmd, "stop") == 0 ||
+			strcmp(cmd, "restart") == 0) && argc == 2) {
+		if (sup->shutting_down) {
+			fprintf(out, "seatd-lease is stopping\n");
+			return CONTROL_FAILED;
+		}
+		return seat_command(sup, cmd, argv[1], out);
+	}
+	if (strcmp(cmd, "reload") == 0 && argc == 1) {
+		if (sup->shutting_down) {
+			fprintf(out, "seatd-lease is stopping\n");
+			return CONTROL_FAILED;
+		}
+		return reload(sup, out);
+	}
+	fprintf(out, "unknown request '%s'; the daemon takes status [--json], start NAME, stop "
+			"NAME, restart NAME, reload\n", cmd);
+	return CONTROL_USAGE;
+}
+
+/* --- the two modes --- */
+
 int supervisor_run(struct seatmap *map) {
 	struct supervisor sup;
 	int status = 1;
+	if (control_daemon_running(map->runtime_dir)) {
+		log_error("another seatd-lease run is already running (its control socket in %s "
+				"answers); stop it first", map->runtime_dir);
+		return 1;
+	}
 	if (setup(&sup, map) != 0) {
+		goto out;
+	}
+	if (poller_add_signal(sup.poller, SIGHUP, on_hangup, &sup) == NULL) {
+		log_error("cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
 	int stale = runtime_clean_stale(map->runtime_dir, NULL);
@@ -583,23 +978,27 @@ int supervisor_run(struct seatmap *map) {
 		log_notice("removed the input rules an earlier run left");
 	}
 	input_check_overlaps(map);
-	sup.runners = calloc(map->n_seats, sizeof(*sup.runners));
-	if (sup.runners == NULL) {
-		abort();
-	}
+	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group, on_request,
+			&sup);
 	for (size_t i = 0; i < map->n_seats; i++) {
-		if (add_runner(&sup, &map->seats[i]) != 0) {
-			log_error("cannot set up seat %s: %s", map->seats[i].name, strerror(errno));
+		if (add_runner(&sup, map, &map->seats[i]) == NULL) {
 			goto out;
 		}
 	}
 	lessor_connect(&sup);
 	for (size_t i = 0; i < sup.n_runners; i++) {
-		seat_start(&sup.runners[i].seat);
+		seat_start(&sup.runners[i]->seat);
 	}
+	/* Every seat has been tried: running, starting, or waiting and saying why. */
+	notify_ready();
+	notify_seats(&sup);
 	status = loop(&sup) == 0 ? 0 : 1;
 out:
 	teardown(&sup);
+	/* The caller frees the map it gave; a reload's map is ours. */
+	if (sup.map != map) {
+		seatmap_free(sup.map);
+	}
 	return status;
 }
 
@@ -619,16 +1018,14 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 	sup.single = true;
 	runtime_clean_stale(map->runtime_dir, name);
 	input_clean_stale(name, INPUT_TIMEOUT_MS);
-	sup.runners = calloc(1, sizeof(*sup.runners));
-	if (sup.runners == NULL) {
-		abort();
-	}
-	if (add_runner(&sup, config) != 0) {
+	if (add_runner(&sup, map, config) == NULL) {
 		goto out;
 	}
 	lessor_connect(&sup);
-	struct seat *seat = &sup.runners[0].seat;
+	struct seat *seat = &sup.runners[0]->seat;
 	seat_start(seat);
+	notify_ready();
+	notify_seats(&sup);
 	check_quit(&sup);
 	if (loop(&sup) != 0) {
 		goto out;

@@ -10,7 +10,7 @@ SEATD_LEASE_PACKAGES="
 	qemu-guest-agent
 	xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils x11-utils xterm
 	python3 python3-pytest
-	strace
+	strace systemd
 "
 
 die() {

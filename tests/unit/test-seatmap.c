@@ -182,6 +182,46 @@ static void session_is_resolved_once(void **state) {
 	seatmap_free(map);
 }
 
+/* What a reload compares: the settings, not where they were written. */
+static void seat_equality_ignores_layout_only(void **state) {
+	(void)state;
+	const char *base = "[general]\n[seat:a]\noutputs = V-1\nuser = u\ninputs = path:x\n"
+		"session = /bin/true -a\n[seat:b]\noutputs = V-2\nuser = u\n";
+	struct seatmap *a = load_ok(base);
+	/* Seats keep their order: auto displays are given in file order. */
+	struct seatmap *moved = load_ok("[general]\n\n# moved\n[seat:a]\nuser = u\n"
+			"outputs = V-1\nsession = /bin/true   -a\ninputs = path:x\n\n[seat:b]\n"
+			"user = u\noutputs = V-2\n");
+	assert_true(seat_config_equal(seatmap_find_seat(a, "a"), seatmap_find_seat(moved, "a")));
+	assert_true(seat_config_equal(seatmap_find_seat(a, "b"), seatmap_find_seat(moved, "b")));
+	/* Seat b as base has it, then each change of one setting. */
+	const char *head = "[general]\n[seat:a]\noutputs = V-1\nuser = u\ninputs = path:x\n"
+		"session = /bin/true -a\n[seat:b]\n";
+	const char *changes[] = {
+		"outputs = V-2 V-3\nuser = u\n", "outputs = V-2\nuser = v\n",
+		"outputs = V-2\nuser = u\ninputs = path:y\n",
+		"outputs = V-2\nuser = u\nsession = /bin/true -b\n",
+		"outputs = V-2\nuser = u\ndisplay = :40\n", "outputs = V-2\nuser = u\nmode = 800x600\n",
+		"outputs = V-2\nuser = u\nxserver_args = -dpi 96\n",
+		"outputs = V-2\nuser = u\nrestart = always\n",
+		"outputs = V-2\nuser = u\nrestart_delay = 3s\n",
+		"outputs = V-2\nuser = u\nstart_limit = 9/1min\n",
+		"outputs = V-2\nuser = u\nxorg_conf = /etc/x.conf\n",
+	};
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), "%s%s", head, changes[i]);
+		struct seatmap *b = load_ok(text);
+		assert_true(seat_config_equal(seatmap_find_seat(a, "a"), seatmap_find_seat(b, "a")));
+		if (seat_config_equal(seatmap_find_seat(a, "b"), seatmap_find_seat(b, "b"))) {
+			fail_msg("'%s' was not seen as a change", changes[i]);
+		}
+		seatmap_free(b);
+	}
+	seatmap_free(a);
+	seatmap_free(moved);
+}
+
 static void hostile_text(void **state) {
 	/* Not a crash, and a bounded number of errors, whatever the bytes. */
 	char buf[4096];
@@ -211,6 +251,7 @@ int main(void) {
 		cmocka_unit_test(long_lines_arrive_whole),
 		cmocka_unit_test(every_problem_is_reported),
 		cmocka_unit_test(session_is_resolved_once),
+		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(hostile_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,339 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "log.h"
+
+/* A request is a seat name and a few words: anything longer is not one. */
+#define REQUEST_MAX 512
+#define MAX_WORDS 8
+
+struct control_client {
+	struct control *control;
+	int fd;
+	struct poller_source *source;
+	char buf[REQUEST_MAX];
+	size_t len;
+	struct control_client *next;
+};
+
+struct control {
+	struct poller *poller;
+	int fd;
+	struct poller_source *source;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	gid_t gid;
+	bool have_group;
+	const char *group;
+	control_fn fn;
+	void *data;
+	struct control_client *clients;
+};
+
+static int socket_path(const char *runtime_dir, struct sockaddr_un *addr) {
+	*addr = (struct sockaddr_un){.sun_family = AF_UNIX};
+	int n = snprintf(addr->sun_path, sizeof(addr->sun_path), "%s/control", runtime_dir);
+	return n > 0 && (size_t)n < sizeof(addr->sun_path) ? 0 : -1;
+}
+
+static void client_close(struct control_client *c) {
+	struct control_client **p = &c->control->clients;
+	while (*p != c) {
+		p = &(*p)->next;
+	}
+	*p = c->next;
+	poller_remove(c->source);
+	close(c->fd);
+	free(c);
+}
+
+/* Replies are small; a client that does not read them gets cut off rather
+ * than stalling every seat. */
+static void send_reply(int fd, int status, const char *text, size_t len) {
+	struct timeval tv = {.tv_sec = 1};
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	int flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	char head[16];
+	int n = snprintf(head, sizeof(head), "%d\n", status);
+	if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) {
+		return;
+	}
+	while (len > 0) {
+		ssize_t w = send(fd, text, len, MSG_NOSIGNAL);
+		if (w <= 0) {
+			return;
+		}
+		text += w;
+		len -= (size_t)w;
+	}
+}
+
+static void handle_request(struct control_client *c) {
+	char *argv[MAX_WORDS + 1];
+	int argc = 0;
+	char *save = NULL;
+	for (char *w = strtok_r(c->buf, " \t\n", &save); w != NULL;
+			w = strtok_r(NULL, " \t\n", &save)) {
+		if (argc == MAX_WORDS) {
+			break;
+		}
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	if (out == NULL) {
+		abort();
+	}
+	int status = argc == 0 ? CONTROL_USAGE : c->control->fn(c->control->data, argc, argv, out);
+	if (argc == 0) {
+		fprintf(out, "empty request\n");
+	}
+	fclose(out);
+	send_reply(c->fd, status, text, len);
+	free(text);
+}
+
+static void client_readable(int fd, uint32_t events, void *data) {
+	struct control_client *c = data;
+	(void)events;
+	ssize_t n = read(fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		return;
+	}
+	if (n <= 0) {
+		client_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	if (memchr(c->buf, '\n', c->len) == NULL) {
+		if (c->len + 1 < sizeof(c->buf)) {
+			return;
+		}
+		const char *msg = "request too long\n";
+		send_reply(fd, CONTROL_USAGE, msg, strlen(msg));
+	} else {
+		handle_request(c);
+	}
+	client_close(c);
+}
+
+static bool in_group(int fd, gid_t gid, gid_t primary) {
+	if (primary == gid) {
+		return true;
+	}
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+		return false;
+	}
+	for (size_t i = 0; i < len / sizeof(gid_t); i++) {
+		if (groups[i] == gid) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void accept_client(int fd, uint32_t events, void *data) {
+	struct control *control = data;
+	(void)events;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0) {
+		return;
+	}
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		log_warning("control: cannot tell who connected (%s); refused", strerror(errno));
+		close(cfd);
+		return;
+	}
+	/* The socket's mode keeps others out already; this holds even if the
+	 * file's mode or the directory's is ever wrong. */
+	if (cred.uid != 0 && !(control->have_group && in_group(cfd, control->gid, cred.gid))) {
+		log_warning("control: refused uid %d (pid %d): only root%s%s may use %s",
+				(int)cred.uid, (int)cred.pid, control->have_group ? " and group " : "",
+				control->have_group ? control->group : "", control->path);
+		const char *msg = "permission denied\n";
+		send_reply(cfd, CONTROL_DENIED, msg, strlen(msg));
+		close(cfd);
+		return;
+	}
+	struct control_client *c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		abort();
+	}
+	c->control = control;
+	c->fd = cfd;
+	c->source = poller_add_fd(control->poller, cfd, EPOLLIN, client_readable, c);
+	c->next = control->clients;
+	control->clients = c;
+	if (c->source == NULL) {
+		client_close(c);
+	}
+}
+
+struct control *control_open(struct poller *poller, const char *runtime_dir,
+		const char *group, control_fn fn, void *data) {
+	struct sockaddr_un addr;
+	if (socket_path(runtime_dir, &addr) != 0) {
+		log_error("control: runtime_dir %s is too long for a socket path", runtime_dir);
+		return NULL;
+	}
+	struct control *c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		abort();
+	}
+	*c = (struct control){.poller = poller, .fn = fn, .data = data, .group = group};
+	snprintf(c->path, sizeof(c->path), "%s", addr.sun_path);
+	if (group != NULL) {
+		struct group *gr = getgrnam(group);
+		if (gr == NULL) {
+			log_error("control: group %s does not exist; only root may use %s", group,
+					c->path);
+		} else {
+			c->gid = gr->gr_gid;
+			c->have_group = true;
+		}
+	}
+	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		log_error("control: socket: %s", strerror(errno));
+		free(c);
+		return NULL;
+	}
+	/* A socket left by a run that was killed; a live daemon was ruled
+	 * out before (control_daemon_running). */
+	unlink(c->path);
+	mode_t old = umask(0177);
+	int ret = bind(c->fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (ret != 0 || (c->have_group && (chown(c->path, 0, c->gid) != 0 ||
+			chmod(c->path, 0660) != 0)) || listen(c->fd, 16) != 0) {
+		log_error("control: cannot set up %s: %s; status, start, stop and reload will "
+				"not work", c->path, strerror(errno));
+		close(c->fd);
+		unlink(c->path);
+		free(c);
+		return NULL;
+	}
+	c->source = poller_add_fd(poller, c->fd, EPOLLIN, accept_client, c);
+	return c;
+}
+
+void control_close(struct control *control) {
+	if (control == NULL) {
+		return;
+	}
+	while (control->clients != NULL) {
+		client_close(control->clients);
+	}
+	poller_remove(control->source);
+	close(control->fd);
+	unlink(control->path);
+	free(control);
+}
+
+static int connect_daemon(const char *runtime_dir, struct sockaddr_un *addr) {
+	if (socket_path(runtime_dir, addr) != 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+bool control_daemon_running(const char *runtime_dir) {
+	struct sockaddr_un addr;
+	int fd = connect_daemon(runtime_dir, &addr);
+	if (fd < 0) {
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+int control_request(const char *runtime_dir, int argc, char **argv) {
+	struct sockaddr_un addr;
+	int fd = connect_daemon(runtime_dir, &addr);
+	if (fd < 0) {
+		if (errno == EACCES || errno == EPERM) {
+			fprintf(stderr, "seatd-lease %s: permission denied on %s: run it as root, or "
+					"as a member of the seat map's control_group\n", argv[0], addr.sun_path);
+			return CONTROL_DENIED;
+		}
+		fprintf(stderr, "seatd-lease %s: no seatd-lease is running (%s: %s)\n", argv[0],
+				addr.sun_path, strerror(errno));
+		return CONTROL_NO_DAEMON;
+	}
+	char request[REQUEST_MAX];
+	size_t len = 0;
+	for (int i = 0; i < argc; i++) {
+		int n = snprintf(request + len, sizeof(request) - len, "%s%s", i > 0 ? " " : "",
+				argv[i]);
+		if (n < 0 || (size_t)n >= sizeof(request) - len - 1) {
+			fprintf(stderr, "seatd-lease %s: request too long\n", argv[0]);
+			close(fd);
+			return CONTROL_USAGE;
+		}
+		len += (size_t)n;
+	}
+	request[len++] = '\n';
+	if (write(fd, request, len) != (ssize_t)len) {
+		fprintf(stderr, "seatd-lease %s: cannot send to %s: %s\n", argv[0], addr.sun_path,
+				strerror(errno));
+		close(fd);
+		return CONTROL_NO_DAEMON;
+	}
+	char *reply = NULL;
+	size_t reply_len = 0;
+	FILE *out = open_memstream(&reply, &reply_len);
+	if (out == NULL) {
+		abort();
+	}
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		fwrite(buf, 1, (size_t)n, out);
+	}
+	fclose(out);
+	close(fd);
+	char *body = reply != NULL ? strchr(reply, '\n') : NULL;
+	int status;
+	if (body == NULL || sscanf(reply, "%d", &status) != 1) {
+		fprintf(stderr, "seatd-lease %s: the daemon closed the connection without an "
+				"answer\n", argv[0]);
+		free(reply);
+		return CONTROL_FAILED;
+	}
+	body++;
+	FILE *dest = status == CONTROL_OK ? stdout : stderr;
+	if (status != CONTROL_OK) {
+		fprintf(dest, "seatd-lease %s: ", argv[0]);
+	}
+	fputs(body, dest);
+	free(reply);
+	return status;
+}

@@ -1,0 +1,46 @@
+#ifndef SEATD_LEASE_CONTROL_H
+#define SEATD_LEASE_CONTROL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "poller.h"
+
+/*
+ * The control socket: `seatd-lease status|start|stop|restart|reload` talk
+ * to the running daemon through runtime_dir/control, a stream socket owned
+ * by root, mode 0600 (0660 with the control group's gid). The daemon checks
+ * each peer's credentials as well and logs every refusal.
+ *
+ * A request is one line of words; the reply is a line holding the exit
+ * status the client should return, then text for the user.
+ */
+
+/* Exit statuses of the control commands (seatd-lease(8) lists them). */
+#define CONTROL_OK 0
+#define CONTROL_FAILED 1
+#define CONTROL_USAGE 2
+#define CONTROL_NO_DAEMON 3
+#define CONTROL_DENIED 4
+#define CONTROL_NO_SEAT 5
+
+/* Handles one request (argv: its words); writes the reply text to out and
+ * returns its exit status. */
+typedef int (*control_fn)(void *data, int argc, char **argv, FILE *out);
+
+struct control;
+
+/* Creates the socket (group NULL: root only). NULL, logged, on failure. */
+struct control *control_open(struct poller *poller, const char *runtime_dir,
+		const char *group, control_fn fn, void *data);
+/* Closes the socket and removes it. */
+void control_close(struct control *control);
+
+/* Whether a daemon answers on runtime_dir's socket now. */
+bool control_daemon_running(const char *runtime_dir);
+
+/* The client: sends argv to the daemon, prints its reply (on stdout, or on
+ * stderr when it is an error) and returns the exit status. */
+int control_request(const char *runtime_dir, int argc, char **argv);
+
+#endif

@@ -1,0 +1,193 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+
+/* A growing string; out of memory is fatal, as everywhere in the daemon. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put(struct buf *b, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (b->len + (size_t)n + 1 > b->cap) {
+		b->cap = (b->len + (size_t)n + 1) * 2;
+		b->data = realloc(b->data, b->cap);
+		if (b->data == NULL) {
+			abort();
+		}
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+static void format_since(time_t t, char *out, size_t len) {
+	struct tm tm;
+	if (t == 0 || localtime_r(&t, &tm) == NULL ||
+			strftime(out, len, "%Y-%m-%d %H:%M:%S", &tm) == 0) {
+		snprintf(out, len, "-");
+	}
+}
+
+enum column {
+	COL_SEAT, COL_STATE, COL_OUTPUTS, COL_LEASE, COL_DISPLAY, COL_USER, COL_PID,
+	COL_INPUTS, COL_RESTARTS, COL_SINCE, COL_ERROR, N_COLUMNS,
+};
+
+static const char *const headings[N_COLUMNS] = {
+	"SEAT", "STATE", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID", "INPUTS",
+	"RESTARTS", "SINCE", "LAST ERROR",
+};
+
+static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
+	put(&cell[COL_SEAT], "%s", s->name);
+	put(&cell[COL_STATE], "%s", s->state);
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		put(&cell[COL_OUTPUTS], "%s%s", i > 0 ? "," : "", s->outputs[i]);
+		if (s->crtcs != NULL) {
+			put(&cell[COL_OUTPUTS], "(%u)", (unsigned)s->crtcs[i]);
+		}
+	}
+	if (s->leased) {
+		put(&cell[COL_LEASE], "%u", (unsigned)s->lease_id);
+	} else {
+		put(&cell[COL_LEASE], "-");
+	}
+	put(&cell[COL_DISPLAY], ":%d", s->display);
+	put(&cell[COL_USER], "%s", s->user);
+	if (s->xserver_pid > 0) {
+		put(&cell[COL_PID], "%d", s->xserver_pid);
+	} else {
+		put(&cell[COL_PID], "-");
+	}
+	for (size_t i = 0; i < s->n_inputs; i++) {
+		const char *node = strrchr(s->inputs[i], '/');
+		put(&cell[COL_INPUTS], "%s%s", i > 0 ? "," : "", node ? node + 1 : s->inputs[i]);
+	}
+	if (s->n_inputs == 0) {
+		put(&cell[COL_INPUTS], "-");
+	}
+	put(&cell[COL_RESTARTS], "%u", s->restarts);
+	char since[64];
+	format_since(s->since, since, sizeof(since));
+	put(&cell[COL_SINCE], "%s", since);
+	put(&cell[COL_ERROR], "%s", s->last_error[0] != '\0' ? s->last_error : "-");
+}
+
+char *status_table(const struct seat_status *seats, size_t n) {
+	struct buf *rows = calloc(n + 1, sizeof(struct buf[N_COLUMNS]));
+	if (rows == NULL) {
+		abort();
+	}
+	size_t width[N_COLUMNS] = {0};
+	for (size_t r = 0; r <= n; r++) {
+		struct buf *row = rows + r * N_COLUMNS;
+		if (r == 0) {
+			for (int c = 0; c < N_COLUMNS; c++) {
+				put(&row[c], "%s", headings[c]);
+			}
+		} else {
+			cells(&seats[r - 1], row);
+		}
+		for (int c = 0; c < N_COLUMNS; c++) {
+			if (row[c].len > width[c]) {
+				width[c] = row[c].len;
+			}
+		}
+	}
+	struct buf out = {0};
+	put(&out, "%s", "");
+	for (size_t r = 0; r <= n; r++) {
+		struct buf *row = rows + r * N_COLUMNS;
+		for (int c = 0; c < N_COLUMNS; c++) {
+			if (c == N_COLUMNS - 1) {
+				put(&out, "%s\n", row[c].data);
+			} else {
+				put(&out, "%-*s  ", (int)width[c], row[c].data);
+			}
+			free(row[c].data);
+		}
+	}
+	free(rows);
+	return out.data;
+}
+
+static void put_json_string(struct buf *b, const char *s) {
+	put(b, "\"");
+	for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\') {
+			put(b, "\\%c", *c);
+		} else if (*c == '\n') {
+			put(b, "\\n");
+		} else if (*c < 0x20 || *c == 0x7f) {
+			put(b, "\\u%04x", *c);
+		} else {
+			put(b, "%c", *c);
+		}
+	}
+	put(b, "\"");
+}
+
+static void put_pid(struct buf *b, const char *key, int pid) {
+	if (pid > 0) {
+		put(b, ",\"%s\":%d", key, pid);
+	} else {
+		put(b, ",\"%s\":null", key);
+	}
+}
+
+char *status_json(const struct seat_status *seats, size_t n) {
+	struct buf b = {0};
+	put(&b, "{\"seats\":[");
+	for (size_t i = 0; i < n; i++) {
+		const struct seat_status *s = &seats[i];
+		put(&b, "%s{\"name\":", i > 0 ? "," : "");
+		put_json_string(&b, s->name);
+		put(&b, ",\"state\":");
+		put_json_string(&b, s->state);
+		put(&b, ",\"outputs\":[");
+		for (size_t o = 0; o < s->n_outputs; o++) {
+			put(&b, "%s{\"name\":", o > 0 ? "," : "");
+			put_json_string(&b, s->outputs[o]);
+			if (s->crtcs != NULL) {
+				put(&b, ",\"crtc\":%u}", (unsigned)s->crtcs[o]);
+			} else {
+				put(&b, ",\"crtc\":null}");
+			}
+		}
+		put(&b, "]");
+		if (s->leased) {
+			put(&b, ",\"lease\":%u", (unsigned)s->lease_id);
+		} else {
+			put(&b, ",\"lease\":null");
+		}
+		put(&b, ",\"display\":\":%d\",\"user\":", s->display);
+		put_json_string(&b, s->user);
+		put_pid(&b, "xserver_pid", s->xserver_pid);
+		put_pid(&b, "session_pid", s->session_pid);
+		put(&b, ",\"inputs\":[");
+		for (size_t k = 0; k < s->n_inputs; k++) {
+			put(&b, "%s", k > 0 ? "," : "");
+			put_json_string(&b, s->inputs[k]);
+		}
+		put(&b, "],\"restarts\":%u,\"since\":%lld,\"last_error\":", s->restarts,
+				(long long)s->since);
+		if (s->last_error[0] != '\0') {
+			put_json_string(&b, s->last_error);
+		} else {
+			put(&b, "null");
+		}
+		put(&b, "}");
+	}
+	put(&b, "]}\n");
+	return b.data;
+}

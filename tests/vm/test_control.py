@@ -1,0 +1,223 @@
+"""The running daemon from the outside, on the rig: the control socket
+(status, start, stop, restart, reload) and its permissions, SIGHUP, and the
+sd_notify messages a Type=notify unit gets."""
+
+import json
+import os
+import re
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, event_node,
+                   seat_map, setup_users)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOCKET = RUNTIME_DIR + "/control"
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("control", heads=3, xorg=True) as r:
+        setup_users(r, ["lab1", "lab2", "lab3"])
+        r.run("mkdir -p %s" % os.path.dirname(CONFIG))
+        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
+        yield r
+
+
+def seats(*specs, general=""):
+    """specs: (name, head, user, colour); head's keyboard is the seat's."""
+    return seat_map("x11", [dict(name=n, outputs="Virtual-%d" % h, user=u, colour=c,
+                                 extra="inputs = path:%s\n" % rigmod.keyboard_id_path(h))
+                            for n, h, u, c in specs], general=general)
+
+
+S1 = ("s1", 2, "lab1", SEAT_COLOURS[0])
+S2 = ("s2", 3, "lab2", SEAT_COLOURS[1])
+
+
+def ctl(rig, args, user=None):
+    """seatd-lease ARGS as root (or as user); a Result."""
+    cmd = "%s -c %s %s" % (BIN, CONFIG, args)
+    if user is not None:
+        cmd = "su -s /bin/sh %s -c '%s'" % (user, cmd)
+    return rig.run(cmd, check=False)
+
+
+def status_json(rig):
+    r = ctl(rig, "status --json")
+    assert r.status == 0, r.stderr
+    return {s["name"]: s for s in json.loads(r.stdout)["seats"]}
+
+
+def assert_head(rig, head, colour, timeout=20):
+    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9
+
+
+def test_status_shows_every_seat(rig):
+    with Supervisor(rig, seats(S1, S2)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        st = status_json(rig)
+        assert sorted(st) == ["s1", "s2"]
+        s1 = st["s1"]
+        assert s1["state"] == "running" and s1["user"] == "lab1"
+        assert s1["xserver_pid"] == sup.xserver_pid("s1")
+        assert s1["session_pid"] == sup.session_pid("s1")
+        assert s1["display"].startswith(":") and s1["lease"] is not None
+        assert [o["name"] for o in s1["outputs"]] == ["Virtual-2"]
+        assert isinstance(s1["outputs"][0]["crtc"], int)
+        assert s1["inputs"] == [event_node(rig, rigmod.keyboard_id_path(2))]
+        assert s1["restarts"] == 0 and s1["last_error"] is None
+        assert abs(s1["since"] - int(rig.run("date +%s").stdout)) < 120
+        # The table: a heading and one line per seat, with the same facts.
+        table = ctl(rig, "status")
+        assert table.status == 0, table.stderr
+        lines = table.stdout.splitlines()
+        assert lines[0].split()[:3] == ["SEAT", "STATE", "OUTPUTS(CRTC)"], table.stdout
+        row = lines[1].split()
+        assert row[:2] == ["s1", "running"] and row[2].startswith("Virtual-2(")
+        assert str(sup.xserver_pid("s1")) in row and "lab1" in row, table.stdout
+        assert lines[2].split()[:2] == ["s2", "running"]
+        # The socket is root's alone.
+        assert rig.run("stat -c '%%U %%G %%a' %s" % SOCKET).stdout.strip() == "root root 600"
+        denied = ctl(rig, "status", user="lab1")
+        assert denied.status == 4 and "permission denied" in denied.stderr, denied.stderr
+        assert ctl(rig, "status --yaml").status == 2
+    assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+
+
+def test_start_stop_restart_one_seat(rig):
+    with Supervisor(rig, seats(S1, S2)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        other = sup.xserver_pid("s2")
+        r = ctl(rig, "stop s1")
+        assert r.status == 0 and "seat s1: running -> stopping" in r.stdout, r.stdout + r.stderr
+        sup.wait_state("s1", "stopped")
+        assert_head(rig, 2, PRIMARY)
+        assert status_json(rig)["s1"]["state"] == "stopped"
+        assert ctl(rig, "stop s1").stdout == "seat s1 is already stopped\n"
+        assert ctl(rig, "start s1").status == 0
+        sup.wait_state("s1", "running")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        before = sup.xserver_pid("s1")
+        assert ctl(rig, "restart s1").status == 0
+        sup.wait_state("s1", "running", after=before)
+        assert sup.xserver_pid("s1") != before
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        # The other seat never noticed.
+        assert sup.xserver_pid("s2") == other
+        nope = ctl(rig, "stop s9")
+        assert nope.status == 5, nope.stderr
+        assert "no seat s9 in %s; its seats: s1 s2" % CONFIG in nope.stderr, nope.stderr
+        assert ctl(rig, "stop").status == 2
+
+
+def test_reload_keeps_unchanged_seats_running(rig):
+    with Supervisor(rig, seats(S1, S2)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        s1 = sup.xserver_pid("s1")
+        # s2 goes, s3 takes its head; s1 is written differently but the same.
+        s3 = ("s3", 3, "lab3", SEAT_COLOURS[2])
+        text = seats(S1, s3).replace("[seat:s1]", "# the same seat\n[seat:s1]")
+        rig.write_file(CONFIG, text.encode())
+        r = ctl(rig, "reload")
+        assert r.status == 0, r.stderr
+        assert "seat s2: removed; stopping it" in r.stdout
+        assert "seat s3: new; starting it" in r.stdout
+        assert "1 started, 1 stopped, 0 restarted, 1 unchanged" in r.stdout, r.stdout
+        sup.wait_state("s3", "running")
+        assert_head(rig, 3, SEAT_COLOURS[2])
+        assert sup.xserver_pid("s1") == s1
+        assert sorted(status_json(rig)) == ["s1", "s3"]
+        assert rig.run("ls %s" % RUNTIME_DIR).stdout.split() == ["control", "s1", "s3"]
+        # A changed seat restarts on its new settings; SIGHUP does the same.
+        changed = ("s1", 2, "lab1", SEAT_COLOURS[2])
+        rig.write_file(CONFIG, seats(changed, s3).encode())
+        rig.run("kill -HUP %d" % sup.pid())
+        sup.wait_log(r"reload: seat s1: changed; restarting it")
+        sup.wait_state("s1", "running", after=s1)
+        assert_head(rig, 2, SEAT_COLOURS[2])
+        assert status_json(rig)["s1"]["restarts"] == 0
+
+
+def test_an_invalid_map_or_general_change_changes_nothing(rig):
+    with Supervisor(rig, seats(S1, S2)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        pids = (sup.xserver_pid("s1"), sup.xserver_pid("s2"))
+        good = seats(S1, S2)
+        rig.write_file(CONFIG, (good + "\n[seat:s4]\noutputs = Virtual-9\nuser = nobody-here\n"
+                                "sesion = /bin/true\n").encode())
+        r = ctl(rig, "reload")
+        assert r.status == 1
+        assert re.search(r"%s:\d+: error: unknown key 'sesion'" % CONFIG, r.stderr), r.stderr
+        assert re.search(r"%s:\d+: error: user nobody-here does not exist" % CONFIG, r.stderr)
+        assert "errors; nothing changed" in r.stderr, r.stderr
+        sup.wait_log(r"reload: .*unknown key 'sesion'")
+        # The same on SIGHUP: logged, nothing changed.
+        rig.run("kill -HUP %d" % sup.pid())
+        time.sleep(1)
+        assert len(re.findall(r"unknown key 'sesion'", sup.log())) == 2
+        # [general] decides the lessor and the socket: a restart's business.
+        rig.write_file(CONFIG, good.replace("lessor = x11", "lessor = drm\ncard = /dev/dri/card0")
+                       .encode())
+        r = ctl(rig, "reload")
+        assert r.status == 1
+        assert "lessor in [general] changed; that takes a restart of seatd-lease" in r.stderr
+        assert (sup.xserver_pid("s1"), sup.xserver_pid("s2")) == pids
+        assert sorted(status_json(rig)) == ["s1", "s2"]
+        assert all(s["state"] == "running" for s in status_json(rig).values())
+
+
+def test_control_group_and_refusals(rig):
+    rig.run("getent group labadm >/dev/null || groupadd labadm; usermod -aG labadm lab2")
+    with Supervisor(rig, seats(S1, general="control_group = labadm")) as sup:
+        sup.wait_state("s1", "running")
+        assert rig.run("stat -c '%%U %%G %%a' %s" % SOCKET).stdout.strip() == "root labadm 660"
+        ok = ctl(rig, "status", user="lab2")
+        assert ok.status == 0 and "s1" in ok.stdout, ok.stderr
+        no = ctl(rig, "stop s1", user="lab1")
+        assert no.status == 4 and "permission denied" in no.stderr, no.stderr
+        # Were the socket's mode ever wrong, the daemon still says no.
+        rig.run("chmod 666 %s" % SOCKET)
+        no = ctl(rig, "stop s1", user="lab1")
+        assert no.status == 4, no.stderr
+        uid = rig.run("id -u lab1").stdout.strip()
+        line = sup.wait_log(r"control: refused uid %s" % uid)
+        assert "only root and group labadm may use %s" % SOCKET in line, line
+        assert status_json(rig)["s1"]["state"] == "running"
+        # One daemon at a time: a second run is turned away, the first goes on.
+        second = rig.run("%s -c %s run" % (BIN, CONFIG), check=False)
+        assert second.status == 1
+        assert "another seatd-lease run is already running" in second.stderr, second.stderr
+        assert status_json(rig)["s1"]["state"] == "running"
+    gone = ctl(rig, "status")
+    assert gone.status == 3 and "no seatd-lease is running" in gone.stderr, gone.stderr
+
+
+def test_sd_notify_ready_status_stopping(rig):
+    # A stand-in for systemd's notify socket: every datagram, one per line.
+    notify = rig.spawn("exec python3 -u %s/notify-listen.py /run/rig/notify.sock" % HERE,
+                       name="notify")
+    rig.wait_until("[ -S /run/rig/notify.sock ]")
+    waiting = ("s2", 3, "lab2", SEAT_COLOURS[1])
+    text = seats(S1, waiting).replace("outputs = Virtual-3", "outputs = Virtual-7")
+    sup = Supervisor(rig, text, start=False)
+    sup.rig.write_file(CONFIG, text.encode())
+    sup.proc = rig.spawn("NOTIFY_SOCKET=/run/rig/notify.sock exec %s -c %s -v run"
+                         % (BIN, CONFIG), name="seatd-lease")
+    try:
+        sup.wait_state("s1", "running")
+        rig.wait_until("grep -q '^STATUS=1/2 seats running, s2 waiting' %s" % notify.log)
+        out = notify.output()
+        assert "READY=1" in out.splitlines(), out
+        assert re.search(r"^STATUS=1/2 seats running, s2 waiting: .*Virtual-7", out, re.M), out
+    finally:
+        sup.stop()
+        notify.stop()
+    assert "STOPPING=1" in notify.output().splitlines()
