@@ -129,8 +129,10 @@ static struct lessor *drm_create(const struct seatmap *map, struct poller *polle
 					"as root", l->card, strerror(e));
 		} else {
 			snprintf(err, errlen, "cannot become DRM master of %s: %s; another DRM master "
-					"(an X server or a Wayland compositor) holds the card: stop it, or use "
-					"lessor = x11 to lease from that X server", l->card, strerror(e));
+					"holds the card: an X server or a Wayland compositor (stop it, or use "
+					"lessor = x11 to lease from that X server), or another seatd-lease "
+					"(the drm lessor serves all seats of a card from one process: "
+					"seatd-lease run)", l->card, strerror(e));
 		}
 		goto fail;
 	}

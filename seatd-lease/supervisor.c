@@ -87,6 +87,7 @@ struct supervisor {
 	bool shutting_down;
 	bool quit;
 	bool single; /* `seat NAME` */
+	bool fatal;  /* `seat NAME` cannot go on */
 };
 
 static const struct seat_ops runner_ops;
@@ -134,6 +135,14 @@ static void lessor_connect(struct supervisor *sup) {
 	listener.data = sup;
 	char err[1024] = "";
 	sup->lessor = sup->impl->create(sup->map, sup->poller, &listener, err, sizeof(err));
+	if (sup->lessor == NULL && sup->single && sup->map->lessor == LESSOR_DRM) {
+		/* The card's one DRM master is likely another process: waiting would
+		 * hide that; the service manager restarts us. */
+		log_error("lessor %s: %s", sup->impl->name, err);
+		sup->fatal = true;
+		sup->quit = true;
+		return;
+	}
 	if (sup->lessor == NULL) {
 		log_error("lessor %s: %s; trying again in %llums", sup->impl->name, err,
 				(unsigned long long)sup->lessor_retry_ms);
@@ -1021,7 +1030,15 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 	if (add_runner(&sup, map, config) == NULL) {
 		goto out;
 	}
+	if (map->lessor == LESSOR_DRM) {
+		log_notice("seat %s: the drm lessor makes this process the DRM master of %s, which "
+				"one process at a time can be: for several seats on that card, use "
+				"seatd-lease run", name, map->card);
+	}
 	lessor_connect(&sup);
+	if (sup.fatal) {
+		goto out;
+	}
 	struct seat *seat = &sup.runners[0]->seat;
 	seat_start(seat);
 	notify_ready();

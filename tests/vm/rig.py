@@ -420,9 +420,12 @@ class Rig:
     name names its directory, $SEATD_LEASE_BUILD/vm/<name>/ (serial log,
     QEMU's own log, screendumps)."""
 
-    def __init__(self, name, heads=3, xorg=False, memory="2G"):
+    def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig"):
         _check_head(heads, MAX_HEADS)
+        if init not in ("rig", "systemd"):
+            raise ValueError("init is 'rig' (guest-init) or 'systemd', not %r" % (init,))
         self.name, self.heads, self.xorg, self.memory = name, heads, xorg, memory
+        self.init = init
         self.share = os.path.join(build_dir(), "vm")
         self.dir = os.path.join(self.share, name)
         self.serial_log = os.path.join(self.dir, "serial.log")
@@ -479,6 +482,8 @@ class Rig:
         cmdline = ["console=ttyS0", "quiet", "loglevel=3", "panic=-1", "mitigations=off",
                    "tsc=reliable", "no_timer_check",
                    "rig.init=" + os.path.join(HERE, "guest-init"), "rig.share=" + self.share]
+        if self.init == "systemd":
+            cmdline += ["rig.systemd=1", "systemd.unit=rig.target", "systemd.show_status=0"]
         # Without a QEMU display only head 1 would be connected.
         cmdline += ["video=Virtual-%d:%dx%de" % (h, HEAD_WIDTH, HEAD_HEIGHT)
                     for h in range(1, self.heads + 1)]

@@ -2,6 +2,8 @@
 its DRM master and leases every head to a seat of its own. Also `seatd-lease
 seat NAME`, one seat in the foreground as a service manager runs it."""
 
+import re
+
 import pytest
 
 import rig as rigmod
@@ -78,3 +80,19 @@ def test_seat_command_stops_cleanly_on_sigterm(rig):
         assert_head(rig, 2, SEAT_COLOURS[1])
         assert sup.stop() == 0
     assert rig.run("pgrep -u lab2", check=False).stdout == ""
+
+
+def test_a_second_seat_process_on_the_card_says_why_it_cannot(rig):
+    # One seat per process cannot work with the drm lessor beyond one seat:
+    # the card has one DRM master. The second process says so and exits.
+    with Supervisor(rig, three_seats(), args="seat s2") as sup:
+        sup.wait_state("s2", "running")
+        r = rig.run("%s -c %s seat s1" % (BIN, CONFIG), check=False, timeout=30)
+        assert r.status == 1, r.stderr
+        assert "the drm lessor makes this process the DRM master of /dev/dri/card0" in r.stderr
+        assert re.search(r"cannot become DRM master of /dev/dri/card0: .*another seatd-lease "
+                         r"\(the drm lessor serves all seats of a card from one process: "
+                         r"seatd-lease run\)", r.stderr), r.stderr
+        assert "-> starting" not in r.stderr
+        sup.wait_state("s2", "running", timeout=1)
+        assert_head(rig, 2, SEAT_COLOURS[1])

@@ -1,0 +1,129 @@
+"""seatd-lease under systemd on the rig: a guest with systemd as PID 1 runs
+the seats through the project's own units (build/units, as `meson install`
+writes them) and through `systemd-run`."""
+
+import os
+import re
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, seat_map, setup_users
+
+UNITS = os.path.join(rigmod.build_dir(), "units")
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("systemd", heads=3, xorg=True, init="systemd") as r:
+        setup_users(r, ["lab1", "lab2"])
+        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
+        r.run("mkdir -p %s" % os.path.dirname(CONFIG))
+        r.write_file(CONFIG, seat_map("x11", [
+            dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
+            dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1]),
+        ]).encode())
+        # The units as installed, with ExecStart on the build's binary.
+        for unit in ("seatd-lease.service", "seatd-lease@.service"):
+            text = open(os.path.join(UNITS, unit)).read()
+            text = re.sub(r"^ExecStart=\S+/seatd-lease ", "ExecStart=%s " % BIN, text, flags=re.M)
+            r.write_file("/etc/systemd/system/" + unit, text.encode())
+        r.run("systemctl daemon-reload")
+        yield r
+
+
+def prop(rig, unit, name):
+    return rig.run("systemctl show -P %s %s" % (name, unit)).stdout.strip()
+
+
+def wait_prop(rig, unit, name, want, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = prop(rig, unit, name)
+        if re.search(want, got):
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError("%s %s is %r, not %r\n%s" % (
+                unit, name, got, want, rig.run("journalctl -b --no-pager -n 60 -u '%s'" % unit,
+                                               check=False).stdout))
+        time.sleep(0.3)
+
+
+def assert_head(rig, head, colour, timeout=30):
+    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9
+
+
+def xserver_pid(rig, seat):
+    out = rig.run("cat %s/%s/pids" % (RUNTIME_DIR, seat)).stdout
+    return int(re.search(r"^xserver (\d+)", out, re.M).group(1))
+
+
+def test_the_daemon_unit_is_ready_reloads_and_stops_clean(rig):
+    # Type=notify: start returns once READY=1 came.
+    rig.run("systemctl start seatd-lease.service", timeout=90)
+    try:
+        assert prop(rig, "seatd-lease", "ActiveState") == "active"
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        status = rig.run("%s status" % BIN)
+        assert re.search(r"^s1 +running", status.stdout, re.M), status.stdout
+        before = xserver_pid(rig, "s1")
+        rig.run("systemctl reload seatd-lease.service", timeout=60)
+        journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service").stdout
+        deadline = time.monotonic() + 20
+        while "0 started, 0 stopped, 0 restarted, 2 unchanged" not in journal():
+            assert time.monotonic() < deadline, journal()
+            time.sleep(0.3)
+        assert xserver_pid(rig, "s1") == before
+        # journald keeps the daemon's <N> prefixes as priorities.
+        notice = rig.run("journalctl -b --no-pager -u seatd-lease.service -p notice -o cat").stdout
+        assert "seat s1: starting -> running" in notice, notice
+    finally:
+        rig.run("systemctl stop seatd-lease.service", timeout=60)
+    assert prop(rig, "seatd-lease", "ActiveState") == "inactive"
+    assert prop(rig, "seatd-lease", "Result") == "success"
+    assert_head(rig, 2, PRIMARY)
+    assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+    assert rig.run("pgrep -u lab1,lab2", check=False).stdout == ""
+
+
+def test_one_unit_per_seat_restarted_by_systemd(rig):
+    rig.run("systemctl start seatd-lease@s1.service seatd-lease@s2.service", timeout=90)
+    try:
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        other = xserver_pid(rig, "s2")
+        main = prop(rig, "seatd-lease@s1", "MainPID")
+        rig.run("kill -9 %d" % xserver_pid(rig, "s1"))
+        # The seat process exits 137; Restart=on-failure brings it back.
+        wait_prop(rig, "seatd-lease@s1", "NRestarts", r"^[1-9]")
+        wait_prop(rig, "seatd-lease@s1", "ActiveState", r"^active$")
+        assert prop(rig, "seatd-lease@s1", "MainPID") != main
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert xserver_pid(rig, "s2") == other
+        # The daemon unit and the seat units exclude each other.
+        rig.run("systemctl start seatd-lease.service", timeout=90)
+        assert prop(rig, "seatd-lease@s1", "ActiveState") == "inactive"
+        assert prop(rig, "seatd-lease@s2", "ActiveState") == "inactive"
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
+    finally:
+        rig.run("systemctl stop seatd-lease.service seatd-lease@s1.service "
+                "seatd-lease@s2.service", timeout=60)
+    assert_head(rig, 2, PRIMARY)
+    assert_head(rig, 3, PRIMARY)
+
+
+def test_systemd_run_one_seat(rig):
+    rig.run("systemd-run --unit=seat-s2 -p Type=notify -p Restart=on-failure %s seat s2" % BIN,
+            timeout=90)
+    try:
+        assert prop(rig, "seat-s2", "ActiveState") == "active"
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        assert_head(rig, 2, PRIMARY)
+    finally:
+        rig.run("systemctl stop seat-s2", timeout=60)
+    assert_head(rig, 3, PRIMARY)
+    assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
