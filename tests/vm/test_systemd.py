@@ -127,3 +127,30 @@ def test_systemd_run_one_seat(rig):
         rig.run("systemctl stop seat-s2", timeout=60)
     assert_head(rig, 3, PRIMARY)
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+
+
+def test_kiosk_row_with_the_drm_lessor_and_no_display_manager(rig):
+    # Last in the module: the primary X server goes, as on a kiosk PC with no
+    # display manager, and seatd-lease.service leases from the card itself.
+    rig.xorg_server.stop()
+    rig.wait_until("! pgrep -x Xorg >/dev/null", timeout=20)
+    kiosk = "/bin/sh -c \"xsetroot -solid '%s' && exec sleep 100000\""
+    rig.write_file(CONFIG, seat_map("drm", [
+        dict(name="kiosk-%d" % h, outputs="Virtual-%d" % h, user="lab%d" % (1 + h % 2),
+             session=kiosk % SEAT_COLOURS[h - 1]) for h in (1, 2, 3)],
+        general="card = /dev/dri/card0\nrestart = always").encode())
+    rig.run("systemctl start seatd-lease.service", timeout=90)
+    try:
+        wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+        for h in (1, 2, 3):
+            assert_head(rig, h, SEAT_COLOURS[h - 1])
+        # A kiosk whose session dies comes back by itself (restart = always).
+        session = int(re.search(r"^session (\d+)", rig.run(
+            "cat %s/kiosk-2/pids" % RUNTIME_DIR).stdout, re.M).group(1))
+        rig.run("kill %d" % session)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/3 seats running", timeout=30)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$", timeout=60)
+        assert_head(rig, 2, SEAT_COLOURS[1])
+    finally:
+        rig.run("systemctl stop seatd-lease.service", timeout=60)
+    assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
