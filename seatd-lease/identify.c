@@ -12,7 +12,6 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "identify.h"
 #include "match.h"
 #include "poller.h"
 #include "values.h"
@@ -254,7 +253,7 @@ static int listen_all(struct identify *id, int timeout_s) {
 	return 0;
 }
 
-int cmd_identify(const char *seat, int timeout_s) {
+static int identify(const char *seat, int timeout_s) {
 	if (seat != NULL && !seat_name_valid(seat)) {
 		fprintf(stderr, "seatd-lease identify: '%s' is not a seat name; use 1 to 32 "
 				"letters, digits, '-' or '_'\n", seat);
@@ -287,4 +286,18 @@ int cmd_identify(const char *seat, int timeout_s) {
 	}
 	udev_unref(id.udev);
 	return status;
+}
+
+/*
+ * seatd-lease-identify SEAT TIMEOUT: run by `seatd-lease identify`, which
+ * checked the arguments (SEAT "" for none, TIMEOUT 0 for none). A program
+ * of its own so that libinput, and the glib libwacom brings, stay out of
+ * the daemon's memory.
+ */
+int main(int argc, char *argv[]) {
+	if (argc != 3) {
+		fprintf(stderr, "seatd-lease-identify is run by seatd-lease identify\n");
+		return 2;
+	}
+	return identify(argv[1][0] != '\0' ? argv[1] : NULL, atoi(argv[2]));
 }

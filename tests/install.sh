@@ -18,6 +18,12 @@ prefix=$(meson introspect "$build" --buildoptions |
 bin=$dest$prefix/bin/seatd-lease
 [ -x "$bin" ] || fail "no executable $prefix/bin/seatd-lease"
 "$bin" --version | grep -q '^seatd-lease ' || fail "the installed binary does not run"
+libexec=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libexecdir"][0])')
+case $libexec in /*) ;; *) libexec=$prefix/$libexec ;; esac
+[ -x "$dest$libexec/seatd-lease-identify" ] || fail "no $libexec/seatd-lease-identify"
+strings "$bin" | grep -qx "$libexec/seatd-lease-identify" ||
+	fail "seatd-lease does not look for its identify helper in $libexec"
 [ -f "$dest$prefix/share/doc/seatd-lease/seats.ini.example" ] || fail "no seats.ini.example"
 if command -v scdoc >/dev/null; then
 	for page in man8/seatd-lease.8 man5/seats.ini.5; do
