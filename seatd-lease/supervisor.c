@@ -823,6 +823,15 @@ static int reload(struct supervisor *sup, FILE *out) {
 	return status;
 }
 
+/* `seat NAME` has one seat and no map to re-read that its unit would not
+ * restart it for: SIGHUP must not end it (its default action). */
+static void on_hangup_single(int signo, void *data) {
+	(void)signo;
+	(void)data;
+	log_notice("SIGHUP: a seat process does not reload; restart it to apply a changed "
+			"seat map");
+}
+
 static void on_hangup(int signo, void *data) {
 	(void)signo;
 	FILE *null = fopen("/dev/null", "w");
@@ -1025,6 +1034,10 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 		goto out;
 	}
 	sup.single = true;
+	if (poller_add_signal(sup.poller, SIGHUP, on_hangup_single, &sup) == NULL) {
+		log_error("cannot set up the event loop: %s", strerror(errno));
+		goto out;
+	}
 	runtime_clean_stale(map->runtime_dir, name);
 	input_clean_stale(name, INPUT_TIMEOUT_MS);
 	if (add_runner(&sup, map, config) == NULL) {

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -116,6 +118,31 @@ static void generated_xorg_conf(void **state) {
 	assert_null(xorg_conf_generate(&c));
 }
 
+static bool in_sleep_call(pid_t pid) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	FILE *f = fopen(path, "r");
+	long nr = -1;
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &nr) != 1) {
+			nr = -1;
+		}
+		fclose(f);
+	}
+#ifdef SYS_nanosleep
+	if (nr == SYS_nanosleep) {
+		return true;
+	}
+#endif
+	return nr == SYS_clock_nanosleep;
+}
+
+static void wait_until_sleeping(pid_t pid) {
+	for (int i = 0; i < 500 && !in_sleep_call(pid); i++) {
+		usleep(10000);
+	}
+}
+
 /* The real thing: fork, drop to nobody, keep only fds 0-4. */
 static void spawned_process_holds_only_its_fds(void **state) {
 	if (geteuid() != 0) {
@@ -138,8 +165,11 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
 	assert_true(pid > 0);
 	char path[64];
+	/* exec has happened once spawn_process returns, but the dynamic loader
+	 * briefly opens libraries at the lowest free fd (5): look once sleep
+	 * sleeps. */
+	wait_until_sleeping(pid);
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	/* exec has happened once spawn_process returns. */
 	DIR *d = opendir(path);
 	assert_non_null(d);
 	int seen = 0;

@@ -78,6 +78,11 @@ def test_seat_command_stops_cleanly_on_sigterm(rig):
     with Supervisor(rig, three_seats(), args="seat s2") as sup:
         sup.wait_state("s2", "running")
         assert_head(rig, 2, SEAT_COLOURS[1])
+        # SIGHUP's default action would end it; it says why it ignores it.
+        xserver = sup.xserver_pid("s2")
+        rig.run("kill -HUP %d" % sup.pid())
+        sup.wait_log(r"SIGHUP: a seat process does not reload")
+        assert sup.running() and sup.xserver_pid("s2") == xserver
         assert sup.stop() == 0
     assert rig.run("pgrep -u lab2", check=False).stdout == ""
 
