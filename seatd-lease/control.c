@@ -16,11 +16,13 @@
 /* A request is a seat name and a few words: anything longer is not one. */
 #define REQUEST_MAX 512
 #define MAX_WORDS 8
+/* A client gets this long to send its request. */
+#define REQUEST_TIMEOUT_MS 5000
 
 struct control_client {
 	struct control *control;
 	int fd;
-	struct poller_source *source;
+	struct poller_source *source, *timer;
 	char buf[REQUEST_MAX];
 	size_t len;
 	struct control_client *next;
@@ -52,6 +54,7 @@ static void client_close(struct control_client *c) {
 	}
 	*p = c->next;
 	poller_remove(c->source);
+	poller_remove(c->timer);
 	close(c->fd);
 	free(c);
 }
@@ -130,6 +133,12 @@ static void client_readable(int fd, uint32_t events, void *data) {
 	client_close(c);
 }
 
+static void client_timed_out(void *data) {
+	struct control_client *c = data;
+	log_info("control: a client sent no request in %d ms; closed", REQUEST_TIMEOUT_MS);
+	client_close(c);
+}
+
 static bool in_group(int fd, gid_t gid, gid_t primary) {
 	if (primary == gid) {
 		return true;
@@ -179,9 +188,11 @@ static void accept_client(int fd, uint32_t events, void *data) {
 	c->control = control;
 	c->fd = cfd;
 	c->source = poller_add_fd(control->poller, cfd, EPOLLIN, client_readable, c);
+	c->timer = poller_add_timer(control->poller, client_timed_out, c);
 	c->next = control->clients;
 	control->clients = c;
-	if (c->source == NULL) {
+	if (c->source == NULL || c->timer == NULL ||
+			poller_timer_arm(c->timer, REQUEST_TIMEOUT_MS) != 0) {
 		client_close(c);
 	}
 }

@@ -86,6 +86,16 @@ def test_status_shows_every_seat(rig):
         denied = ctl(rig, "status", user="lab1")
         assert denied.status == 4 and "permission denied" in denied.stderr, denied.stderr
         assert ctl(rig, "status --yaml").status == 2
+        # A client that says nothing is cut off; the others are served meanwhile.
+        silent = rig.spawn("exec python3 -c \"import socket, time; s = socket.socket("
+                           "socket.AF_UNIX); s.connect('%s'); t = time.monotonic(); "
+                           "d = s.recv(64); print('closed after', round(time.monotonic() - t), "
+                           "repr(d))\"" % SOCKET, name="silent")
+        time.sleep(1)
+        assert ctl(rig, "status").status == 0
+        assert silent.wait(20) == 0
+        assert "closed after 5 b''" in silent.output(), silent.output()
+        sup.wait_log(r"control: a client sent no request in 5000 ms; closed")
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
 
 
