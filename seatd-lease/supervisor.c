@@ -760,7 +760,14 @@ static int reload(struct supervisor *sup, FILE *out) {
 			struct runner *r = sup->runners[i];
 			if (r->retiring) {
 				/* Still stopping: it comes back as the new map says, if at all. */
-				r->replacement = seatmap_find_seat(map, r->seat.config->name);
+				const struct seat_config *back = seatmap_find_seat(map,
+						r->seat.config->name);
+				if (back != NULL) {
+					started++;
+					fprintf(report, "seat %s: in the map again; starting it once its "
+							"last run has stopped\n", back->name);
+				}
+				r->replacement = back;
 				continue;
 			}
 			const struct seat_config *now = seatmap_find_seat(map, r->seat.config->name);

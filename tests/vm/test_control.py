@@ -231,3 +231,35 @@ def test_sd_notify_ready_status_stopping(rig):
         sup.stop()
         notify.stop()
     assert "STOPPING=1" in notify.output().splitlines()
+
+
+def test_reloads_in_quick_succession(rig):
+    # s2 is removed, then back before it has finished stopping: its stubborn
+    # session takes a while to die, and the second map must win.
+    stubborn = ("/bin/sh -c \"trap 'sleep 2; exit 0' TERM; xsetroot -solid '%s'; "
+                "while :; do sleep 0.2; done\"" % SEAT_COLOURS[1])
+    s2 = dict(name="s2", outputs="Virtual-3", user="lab2", session=stubborn)
+    s1 = dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0])
+    both = seat_map("x11", [s1, s2])
+    with Supervisor(rig, both) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        s1_pid, s2_pid = sup.xserver_pid("s1"), sup.xserver_pid("s2")
+        rig.write_file(CONFIG, seat_map("x11", [s1]).encode())
+        assert "seat s2: removed; stopping it" in ctl(rig, "reload").stdout
+        rig.write_file(CONFIG, both.encode())
+        r = ctl(rig, "reload")
+        assert r.status == 0, r.stderr
+        assert "seat s2: in the map again; starting it once its last run has stopped" \
+            in r.stdout, r.stdout
+        assert "1 started, 0 stopped, 0 restarted, 1 unchanged" in r.stdout, r.stdout
+        # The old s2 stops, and s2 comes back on the map in force.
+        sup.wait_state("s2", "running", after=s2_pid, timeout=60)
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        assert sup.xserver_pid("s1") == s1_pid
+        assert sorted(status_json(rig)) == ["s1", "s2"]
+        # And a third reload, of the same map, changes nothing at all.
+        s2_new = sup.xserver_pid("s2")
+        assert "0 restarted, 2 unchanged" in ctl(rig, "reload").stdout
+        assert (sup.xserver_pid("s1"), sup.xserver_pid("s2")) == (s1_pid, s2_new)
+        assert sup.stop() == 0
