@@ -251,13 +251,30 @@ static void trigger_one(struct udev_device *dev, void *data) {
  * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
  * udev has handled them all. Returns how many it triggered.
  */
-static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms,
-		struct input_counts *counts) {
-	struct udev *udev = udev_new();
-	if (udev == NULL) {
-		log_error("inputs: cannot talk to udev: %s", strerror(errno));
-		return -1;
+/* Reads what udev says on mon; returns how many triggered devices it has
+ * now handled. */
+static int take_answers(struct trigger *t, struct udev_monitor *mon) {
+	int answered = 0;
+	struct udev_device *dev;
+	while ((dev = udev_monitor_receive_device(mon)) != NULL) {
+		const char *action = udev_device_get_action(dev);
+		/* A device unplugged after the trigger answers with remove. */
+		bool answer = action != NULL && (strcmp(action, "change") == 0 ||
+				strcmp(action, "remove") == 0);
+		for (size_t i = 0; answer && i < t->n_triggered; i++) {
+			if (t->triggered[i] != NULL &&
+					strcmp(t->triggered[i], udev_device_get_syspath(dev)) == 0) {
+				free(t->triggered[i]);
+				t->triggered[i] = NULL;
+				answered++;
+			}
+		}
+		udev_device_unref(dev);
 	}
+	return answered;
+}
+
+static struct udev_monitor *answers_monitor(struct udev *udev) {
 	/* Listen before triggering, so no answer is missed. */
 	struct udev_monitor *mon = udev_monitor_new_from_netlink(udev, "udev");
 	if (mon != NULL) {
@@ -267,6 +284,17 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 			mon = NULL;
 		}
 	}
+	return mon;
+}
+
+static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms,
+		struct input_counts *counts) {
+	struct udev *udev = udev_new();
+	if (udev == NULL) {
+		log_error("inputs: cannot talk to udev: %s", strerror(errno));
+		return -1;
+	}
+	struct udev_monitor *mon = answers_monitor(udev);
 	struct trigger *t = calloc(1, sizeof(*t));
 	if (t == NULL) {
 		abort();
@@ -287,22 +315,7 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 			now = poller_now_ms()) {
 		struct pollfd pfd = {.fd = udev_monitor_get_fd(mon), .events = POLLIN};
 		poll(&pfd, 1, (int)(deadline - now));
-		struct udev_device *dev;
-		while ((dev = udev_monitor_receive_device(mon)) != NULL) {
-			const char *action = udev_device_get_action(dev);
-			/* A device unplugged after the trigger answers with remove. */
-			bool answer = action != NULL && (strcmp(action, "change") == 0 ||
-					strcmp(action, "remove") == 0);
-			for (size_t i = 0; answer && i < n_triggered; i++) {
-				if (triggered_paths[i] != NULL &&
-						strcmp(triggered_paths[i], udev_device_get_syspath(dev)) == 0) {
-					free(triggered_paths[i]);
-					triggered_paths[i] = NULL;
-					pending--;
-				}
-			}
-			udev_device_unref(dev);
-		}
+		pending -= take_answers(t, mon);
 	}
 	if (pending > 0) {
 		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
@@ -332,25 +345,110 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 	return triggered;
 }
 
-int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
-		struct input_counts *counts, char *err, size_t errlen) {
-	*counts = (struct input_counts){0};
-	if (seat->n_inputs == 0) {
-		return 0;
+struct input_assignment {
+	struct udev *udev;
+	struct udev_monitor *mon;
+	struct poller_source *answers, *timer;
+	struct trigger t;
+	struct input_counts counts;
+	int pending, triggered, timeout_ms;
+	input_assigned_fn fn;
+	void *data;
+};
+
+void input_assignment_cancel(struct input_assignment *a) {
+	if (a == NULL) {
+		return;
 	}
+	poller_remove(a->answers);
+	poller_remove(a->timer);
+	for (size_t i = 0; i < a->t.n_triggered; i++) {
+		free(a->t.triggered[i]);
+	}
+	if (a->mon != NULL) {
+		udev_monitor_unref(a->mon);
+	}
+	udev_unref(a->udev);
+	free(a);
+}
+
+/* Tells the caller, then frees: the caller must not cancel it from fn. */
+static void assignment_done(struct input_assignment *a) {
+	if (a->pending > 0) {
+		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
+				"going on without waiting", a->pending, a->triggered, a->timeout_ms);
+	}
+	input_assigned_fn fn = a->fn;
+	void *data = a->data;
+	struct input_counts counts = a->counts;
+	input_assignment_cancel(a);
+	fn(data, &counts);
+}
+
+static void assignment_answered(int fd, uint32_t events, void *data) {
+	struct input_assignment *a = data;
+	(void)fd;
+	(void)events;
+	a->pending -= take_answers(&a->t, a->mon);
+	if (a->pending <= 0) {
+		a->pending = 0;
+		assignment_done(a);
+	}
+}
+
+static void assignment_timed_out(void *data) {
+	assignment_done(data);
+}
+
+struct input_assignment *input_assign_start(struct poller *poller,
+		const struct seat_config *seat, const char *user, int timeout_ms,
+		input_assigned_fn fn, void *data, char *err, size_t errlen) {
 	char *text = input_rules_text(seat, user, err, errlen);
 	if (text == NULL) {
-		return -1;
+		return NULL;
 	}
 	char path[4096];
 	rules_path(seat->name, path, sizeof(path));
 	int ret = write_rules(path, text, err, errlen);
 	free(text);
 	if (ret != 0) {
-		return -1;
+		return NULL;
+	}
+	struct input_assignment *a = calloc(1, sizeof(*a));
+	if (a == NULL) {
+		abort();
+	}
+	a->fn = fn;
+	a->data = data;
+	a->timeout_ms = timeout_ms;
+	a->udev = udev_new();
+	a->timer = poller_add_timer(poller, assignment_timed_out, a);
+	if (a->udev == NULL || a->timer == NULL) {
+		snprintf(err, errlen, "cannot talk to udev: %s", strerror(errno));
+		input_assignment_cancel(a);
+		unlink(path);
+		return NULL;
 	}
 	reload_rules();
-	return retrigger(seat, seat->name, timeout_ms, counts) < 0 ? -1 : 0;
+	a->mon = answers_monitor(a->udev);
+	a->t.seat = seat;
+	a->t.seat_name = seat->name;
+	a->t.counts = &a->counts;
+	snprintf(a->t.want, sizeof(a->t.want), "seat-%s", seat->name);
+	each_event_device(a->udev, trigger_one, &a->t);
+	a->t.counts = NULL;
+	a->pending = a->triggered = (int)a->t.n_triggered;
+	if (a->mon != NULL && a->pending > 0) {
+		a->answers = poller_add_fd(poller, udev_monitor_get_fd(a->mon), EPOLLIN,
+				assignment_answered, a);
+	}
+	/* Done at once when there is nothing to wait for, but from the loop:
+	 * the caller hears of it after this returns. */
+	poller_timer_arm(a->timer, a->answers != NULL ? (uint64_t)timeout_ms : 1);
+	if (a->answers == NULL) {
+		a->pending = 0;
+	}
+	return a;
 }
 
 void input_release(const char *seat, int timeout_ms) {

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "poller.h"
 #include "seatmap.h"
 
 /*
@@ -28,13 +29,23 @@ struct input_counts {
 	int devices, keyboards, pointers;
 };
 
+/* Told once udev has applied a seat's rules to its devices (or when it
+ * did not answer in time, which is logged). */
+typedef void (*input_assigned_fn)(void *data, const struct input_counts *counts);
+
+struct input_assignment;
+
 /*
- * Writes the seat's rules and has udev apply them to the devices there are,
- * waiting for it at most timeout_ms. Returns 0 and what the seat got, or -1
- * with err (nothing is left half-written).
+ * Writes the seat's rules and has udev apply them to the devices there are;
+ * fn is called from the loop when udev has answered for every device, or
+ * after timeout_ms. NULL with err if the rules could not be written
+ * (nothing is left half-written).
  */
-int input_assign(const struct seat_config *seat, const char *user, int timeout_ms,
-		struct input_counts *counts, char *err, size_t errlen);
+struct input_assignment *input_assign_start(struct poller *poller,
+		const struct seat_config *seat, const char *user, int timeout_ms,
+		input_assigned_fn fn, void *data, char *err, size_t errlen);
+/* Stops waiting (the rules stay: input_release removes them). */
+void input_assignment_cancel(struct input_assignment *assignment);
 
 /* Asks the kernel to send a change uevent for the device at syspath, as
  * `udevadm trigger` does; 0, or -errno (-ENOENT: the device is gone). */
@@ -67,7 +78,6 @@ struct input_probe_device {
 struct input_probe_device *input_probe(const struct seatmap *map, size_t *n);
 void input_probe_free(struct input_probe_device *devices, size_t n);
 
-struct poller;
 struct input_watch;
 
 /* Told of every event device that udev adds to, or removes from, a seat of

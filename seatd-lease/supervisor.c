@@ -54,6 +54,13 @@ struct runner {
 	struct seat_user user;
 	bool have_user;
 	bool inputs_assigned; /* our udev rules for the seat are in place */
+	/* The X server waits for udev to hand the seat its devices: the seat
+	 * counts it as started, no process exists yet. */
+	struct input_assignment *assigning;
+	bool xserver_pending;
+	/* A pending X server stopped: its "exit" is reported from the loop. */
+	struct poller_source *pending_stopped;
+	int pending_signal;
 	struct seat_paths paths;
 	struct lease *lease;
 	struct child xserver, session;
@@ -267,41 +274,8 @@ static int open_log(struct runner *r, const char *path) {
 	return fd;
 }
 
-static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
-	struct runner *r = runner_of(seat);
-	const struct seat_config *c = seat->config;
-	if (!r->have_user) {
-		if (!seat_user_lookup(c->user, &r->user, err, errlen)) {
-			return -1;
-		}
-		r->have_user = true;
-	}
-	if (runtime_seat_dir_prepare(r->paths.dir, r->paths.xdg_runtime_dir, r->user.uid,
-			r->user.gid) != 0) {
-		snprintf(err, errlen, "cannot prepare %s (see the log above)", r->paths.dir);
-		return -1;
-	}
-	if (!r->inputs_assigned && c->n_inputs > 0) {
-		/* A seat without its devices is still a screen: go on, and say so. */
-		char why[512];
-		struct input_counts got;
-		if (input_assign(c, r->user.name, INPUT_TIMEOUT_MS, &got, why, sizeof(why)) != 0) {
-			log_error("seat %s: cannot assign its input devices: %s; starting it without "
-					"them", c->name, why);
-		} else {
-			r->inputs_assigned = true;
-			log_info("seat %s: %d input device%s assigned (%d keyboard%s, %d pointer%s)",
-					c->name, got.devices, got.devices == 1 ? "" : "s", got.keyboards,
-					got.keyboards == 1 ? "" : "s", got.pointers,
-					got.pointers == 1 ? "" : "s");
-			if (got.keyboards == 0 || got.pointers == 0) {
-				log_warning("seat %s: no %s matches its inputs now; one plugged in later "
-						"joins it", c->name, got.keyboards == 0 && got.pointers == 0
-						? "keyboard or pointer" : got.keyboards == 0 ? "keyboard"
-						: "pointer");
-			}
-		}
-	}
+static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
+	const struct seat_config *c = r->seat.config;
 	char *conf = xorg_conf_generate(c);
 	if (conf == NULL) {
 		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
@@ -356,6 +330,68 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	return 0;
 }
 
+static void log_inputs(const struct seat_config *c, const struct input_counts *got) {
+	log_info("seat %s: %d input device%s assigned (%d keyboard%s, %d pointer%s)", c->name,
+			got->devices, got->devices == 1 ? "" : "s", got->keyboards,
+			got->keyboards == 1 ? "" : "s", got->pointers, got->pointers == 1 ? "" : "s");
+	if (got->keyboards == 0 || got->pointers == 0) {
+		log_warning("seat %s: no %s matches its inputs now; one plugged in later joins it",
+				c->name, got->keyboards == 0 && got->pointers == 0 ? "keyboard or pointer"
+				: got->keyboards == 0 ? "keyboard" : "pointer");
+	}
+}
+
+/* udev has the seat's devices: the X server, which takes them, may start. */
+static void inputs_assigned(void *data, const struct input_counts *got) {
+	struct runner *r = data;
+	r->assigning = NULL;
+	log_inputs(r->seat.config, got);
+	if (!r->xserver_pending) {
+		return;
+	}
+	r->xserver_pending = false;
+	char err[1024];
+	if (spawn_xserver(r, err, sizeof(err)) != 0) {
+		seat_xserver_failed(&r->seat, err);
+	}
+}
+
+static void pending_stopped(void *data) {
+	struct runner *r = data;
+	seat_child_exited(&r->seat, SEAT_CHILD_XSERVER, true, r->pending_signal);
+}
+
+static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	const struct seat_config *c = seat->config;
+	if (!r->have_user) {
+		if (!seat_user_lookup(c->user, &r->user, err, errlen)) {
+			return -1;
+		}
+		r->have_user = true;
+	}
+	if (runtime_seat_dir_prepare(r->paths.dir, r->paths.xdg_runtime_dir, r->user.uid,
+			r->user.gid) != 0) {
+		snprintf(err, errlen, "cannot prepare %s (see the log above)", r->paths.dir);
+		return -1;
+	}
+	if (!r->inputs_assigned && c->n_inputs > 0) {
+		/* A seat without its devices is still a screen: go on, and say so. */
+		char why[512];
+		r->assigning = input_assign_start(r->sup->poller, c, r->user.name, INPUT_TIMEOUT_MS,
+				inputs_assigned, r, why, sizeof(why));
+		if (r->assigning == NULL) {
+			log_error("seat %s: cannot assign its input devices: %s; starting it without "
+					"them", c->name, why);
+		} else {
+			r->inputs_assigned = true;
+			r->xserver_pending = true;
+			return 0;
+		}
+	}
+	return spawn_xserver(r, err, errlen);
+}
+
 static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 	struct runner *r = runner_of(seat);
 	const struct seat_config *c = seat->config;
@@ -388,6 +424,15 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 
 static void op_kill(struct seat *seat, int signo) {
 	struct runner *r = runner_of(seat);
+	if (r->xserver_pending) {
+		/* Nothing to signal yet: stop waiting, and let the seat hear of it
+		 * on the next turn, as of a process that exited. */
+		input_assignment_cancel(r->assigning);
+		r->assigning = NULL;
+		r->xserver_pending = false;
+		r->pending_signal = signo;
+		poller_timer_arm(r->pending_stopped, 1);
+	}
 	/* Each child leads its own process group (setsid): stop the group. */
 	if (seat->session_alive && r->session.pid > 0) {
 		kill(-r->session.pid, signo);
@@ -591,7 +636,8 @@ static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
 	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(sup->poller, runner_timer, r);
-	if (r->timer == NULL) {
+	r->pending_stopped = poller_add_timer(sup->poller, pending_stopped, r);
+	if (r->timer == NULL || r->pending_stopped == NULL) {
 		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
 		seat_paths_finish(&r->paths);
 		seat_finish(&r->seat);
@@ -612,6 +658,8 @@ static void destroy_runner(struct supervisor *sup, struct runner *r) {
 		input_release(r->seat.config->name, INPUT_TIMEOUT_MS);
 	}
 	poller_remove(r->timer);
+	poller_remove(r->pending_stopped);
+	input_assignment_cancel(r->assigning);
 	runtime_remove_seat_dir(r->paths.dir);
 	seat_paths_finish(&r->paths);
 	if (r->have_user) {

@@ -270,6 +270,29 @@ static void spawn_failure_releases_and_fails(void **state) {
 	seat_finish(&seat);
 }
 
+/* An X server start_xserver() put off (waiting for udev) that then cannot
+ * start: the lease goes back at once, the error is the seat's, and the
+ * policy restarts it. */
+static void late_xserver_failure_releases_and_backs_off(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_ON_FAILURE);
+	struct seat seat;
+	start(&seat, &c, &w, false);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	seat_xserver_failed(&seat, "cannot start the X server: exec failed");
+	assert_false(w.holding);
+	assert_int_equal(w.sigterms, 0);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_string_equal(seat.last_error, "cannot start the X server: exec failed");
+	/* Told twice, it does not count twice. */
+	seat_xserver_failed(&seat, "again");
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	fire(&seat, &w);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(w.xservers, 2);
+	seat_finish(&seat);
+}
+
 static void session_failure_stops_xserver(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .session_fails = 1};
 	struct seat_config c = make_config(RESTART_NEVER);
@@ -337,6 +360,7 @@ int main(void) {
 		cmocka_unit_test(backoff_is_capped),
 		cmocka_unit_test(waiting_for_output_then_available),
 		cmocka_unit_test(spawn_failure_releases_and_fails),
+		cmocka_unit_test(late_xserver_failure_releases_and_backs_off),
 		cmocka_unit_test(session_failure_stops_xserver),
 		cmocka_unit_test(ready_timeout_is_a_failure),
 		cmocka_unit_test(stop_and_lessor_loss),

@@ -147,6 +147,13 @@ def test_a_udev_that_never_answers_delays_the_seat_only_so_long(rig):
     rig.run("pkill -STOP systemd-udevd")
     try:
         with Supervisor(rig, two_seats()) as sup:
+            # Both seats wait for udev at once, and the daemon answers
+            # meanwhile: the wait is the loop's, not a blocking one.
+            sup.wait_state("s1", "starting", timeout=30)
+            sup.wait_state("s2", "starting", timeout=30)
+            status = rig.run("%s -c %s status --json" % (BIN, CONFIG), timeout=10)
+            assert '"xserver_pid":null' in status.stdout, status.stdout
+            assert "udev did not answer" not in sup.log()
             line = sup.wait_log(r"udev did not answer", timeout=60)
             assert "within 5000 ms" in line, line
             sup.wait_state("s1", "running", timeout=90)
