@@ -227,3 +227,25 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 	}
 	return true;
 }
+
+const char *seatmap_general_change(const struct seatmap *a, const struct seatmap *b) {
+	if (a->lessor != b->lessor) {
+		return "lessor";
+	}
+	if (!str_equal(a->runtime_dir, b->runtime_dir)) {
+		return "runtime_dir";
+	}
+	if (a->lessor == LESSOR_X11 && !str_equal(a->display, b->display)) {
+		return "display";
+	}
+	if (!str_equal(a->xauthority, b->xauthority)) {
+		return "xauthority";
+	}
+	if (a->lessor == LESSOR_DRM && !str_equal(a->card, b->card)) {
+		return "card";
+	}
+	if (!str_equal(a->control_group, b->control_group)) {
+		return "control_group";
+	}
+	return NULL;
+}

@@ -113,6 +113,10 @@ struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *nam
  * numbers (what a reload leaves running). */
 bool seat_config_equal(const struct seat_config *a, const struct seat_config *b);
 
+/* The first [general] key whose change a running daemon cannot take on
+ * (its lessor, its socket), or NULL if there is none. */
+const char *seatmap_general_change(const struct seatmap *a, const struct seatmap *b);
+
 const char *restart_policy_name(enum restart_policy policy);
 const char *lessor_kind_name(enum lessor_kind kind);
 

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "input.h"
-#include "lessor.h"
 #include "check.h"
 #include "control.h"
+#include "input.h"
+#include "lessor.h"
 #include "log.h"
 #include "notify.h"
 #include "poller.h"
@@ -54,10 +54,9 @@ struct runner {
 	struct seat_user user;
 	bool have_user;
 	bool inputs_assigned; /* our udev rules for the seat are in place */
-	/* The X server waits for udev to hand the seat its devices: the seat
-	 * counts it as started, no process exists yet. */
+	/* While set, the X server waits for udev to hand the seat its devices:
+	 * the seat counts it as started, no process exists yet. */
 	struct input_assignment *assigning;
-	bool xserver_pending;
 	/* A pending X server stopped: its "exit" is reported from the loop. */
 	struct poller_source *pending_stopped;
 	int pending_signal;
@@ -346,10 +345,6 @@ static void inputs_assigned(void *data, const struct input_counts *got) {
 	struct runner *r = data;
 	r->assigning = NULL;
 	log_inputs(r->seat.config, got);
-	if (!r->xserver_pending) {
-		return;
-	}
-	r->xserver_pending = false;
 	char err[1024];
 	if (spawn_xserver(r, err, sizeof(err)) != 0) {
 		seat_xserver_failed(&r->seat, err);
@@ -385,7 +380,6 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 					"them", c->name, why);
 		} else {
 			r->inputs_assigned = true;
-			r->xserver_pending = true;
 			return 0;
 		}
 	}
@@ -424,12 +418,11 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 
 static void op_kill(struct seat *seat, int signo) {
 	struct runner *r = runner_of(seat);
-	if (r->xserver_pending) {
+	if (r->assigning != NULL) {
 		/* Nothing to signal yet: stop waiting, and let the seat hear of it
 		 * on the next turn, as of a process that exited. */
 		input_assignment_cancel(r->assigning);
 		r->assigning = NULL;
-		r->xserver_pending = false;
 		r->pending_signal = signo;
 		poller_timer_arm(r->pending_stopped, 1);
 	}
@@ -761,30 +754,10 @@ static int loop(struct supervisor *sup) {
 
 /* --- reload --- */
 
-static bool general_equal(const struct seatmap *a, const struct seatmap *b, FILE *out) {
-	const char *changed = a->lessor != b->lessor ? "lessor"
-		: strcmp(a->runtime_dir, b->runtime_dir) != 0 ? "runtime_dir"
-		: a->lessor == LESSOR_X11 && (a->display == NULL) != (b->display == NULL) ? "display"
-		: a->lessor == LESSOR_X11 && a->display != NULL && strcmp(a->display, b->display) != 0
-		? "display"
-		: (a->xauthority == NULL) != (b->xauthority == NULL) ||
-		(a->xauthority != NULL && strcmp(a->xauthority, b->xauthority) != 0) ? "xauthority"
-		: a->lessor == LESSOR_DRM && strcmp(a->card, b->card) != 0 ? "card"
-		: (a->control_group == NULL) != (b->control_group == NULL) ||
-		(a->control_group != NULL && strcmp(a->control_group, b->control_group) != 0)
-		? "control_group" : NULL;
-	if (changed != NULL) {
-		fprintf(out, "%s: %s in [general] changed; that takes a restart of seatd-lease "
-				"(systemctl restart seatd-lease); nothing changed\n", b->path, changed);
-		return false;
-	}
-	return true;
-}
-
 /*
  * Reads the seat map again. An invalid one changes nothing; a valid one
  * starts new seats, stops removed ones, restarts changed ones and leaves
- * the others alone. The report goes to out (and the log).
+ * the others alone. The report goes to the log, and to out unless NULL.
  */
 static int reload(struct supervisor *sup, FILE *out) {
 	char *text = NULL;
@@ -797,7 +770,10 @@ static int reload(struct supervisor *sup, FILE *out) {
 	struct seatmap *map = load_seatmap(sup->map->path, report, "nothing changed");
 	int status = CONTROL_FAILED;
 	unsigned started = 0, stopped = 0, restarted = 0, kept = 0;
-	if (map != NULL && !general_equal(sup->map, map, report)) {
+	const char *changed = map != NULL ? seatmap_general_change(sup->map, map) : NULL;
+	if (changed != NULL) {
+		fprintf(report, "%s: %s in [general] changed; that takes a restart of seatd-lease "
+				"(systemctl restart seatd-lease); nothing changed\n", map->path, changed);
 		seatmap_free(map);
 		map = NULL;
 	}
@@ -870,7 +846,9 @@ static int reload(struct supervisor *sup, FILE *out) {
 		} else {
 			log_error("reload: %s", line);
 		}
-		fprintf(out, "%s\n", line);
+		if (out != NULL) {
+			fprintf(out, "%s\n", line);
+		}
 	}
 	free(text);
 	notify_ready();
@@ -889,17 +867,12 @@ static void on_hangup_single(int signo, void *data) {
 
 static void on_hangup(int signo, void *data) {
 	(void)signo;
-	FILE *null = fopen("/dev/null", "w");
-	if (null != NULL) {
-		reload(data, null);
-		fclose(null);
-	}
+	reload(data, NULL);
 }
 
 /* --- control requests --- */
 
-static void fill_status(struct supervisor *sup, struct runner *r, struct seat_status *s,
-		char ***inputs) {
+static void fill_status(struct runner *r, struct seat_status *s, char ***inputs) {
 	const struct seat_config *c = r->seat.config;
 	uint64_t age_s = (poller_now_ms() - r->seat.state_since) / 1000;
 	*inputs = input_seat_nodes(c->name);
@@ -926,7 +899,6 @@ static void fill_status(struct supervisor *sup, struct runner *r, struct seat_st
 		.since = time(NULL) - (time_t)age_s,
 		.last_error = r->seat.last_error,
 	};
-	(void)sup;
 }
 
 static int print_status(struct supervisor *sup, bool json, FILE *out) {
@@ -938,7 +910,7 @@ static int print_status(struct supervisor *sup, bool json, FILE *out) {
 	size_t n = 0;
 	for (size_t i = 0; i < sup->n_runners; i++) {
 		if (!sup->runners[i]->retiring) {
-			fill_status(sup, sup->runners[i], &seats[n], &inputs[n]);
+			fill_status(sup->runners[i], &seats[n], &inputs[n]);
 			n++;
 		}
 	}

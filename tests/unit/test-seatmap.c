@@ -222,6 +222,41 @@ static void seat_equality_ignores_layout_only(void **state) {
 	seatmap_free(moved);
 }
 
+/* What a reload refuses: [general] keys the running daemon is built on. */
+static void general_changes_a_reload_refuses(void **state) {
+	(void)state;
+	const char *seat = "[seat:a]\noutputs = V-1\nuser = u\n";
+	char text[512];
+	snprintf(text, sizeof(text), "[general]\ndisplay = :0\n%s", seat);
+	struct seatmap *a = load_ok(text);
+	struct seatmap *same = load_ok(text);
+	assert_null(seatmap_general_change(a, same));
+	const char *changes[][2] = {
+		{"display = :1", "display"},
+		{"display = :0\nxauthority = /run/x", "xauthority"},
+		{"display = :0\nruntime_dir = /run/other", "runtime_dir"},
+		{"display = :0\ncontrol_group = root", "control_group"},
+		{"lessor = drm\ncard = /dev/dri/card0", "lessor"},
+	};
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		snprintf(text, sizeof(text), "[general]\n%s\n%s", changes[i][0], seat);
+		struct seatmap *b = load_ok(text);
+		const char *got = seatmap_general_change(a, b);
+		if (got == NULL || strcmp(got, changes[i][1]) != 0) {
+			fail_msg("'%s': want %s, got %s", changes[i][0], changes[i][1], got ? got : "none");
+		}
+		seatmap_free(b);
+	}
+	/* Seats may change freely; so may the card of an x11 map. */
+	snprintf(text, sizeof(text), "[general]\ndisplay = :0\ncard = /dev/dri/card1\n"
+			"[seat:b]\noutputs = V-2\nuser = v\n");
+	struct seatmap *c = load_ok(text);
+	assert_null(seatmap_general_change(a, c));
+	seatmap_free(c);
+	seatmap_free(a);
+	seatmap_free(same);
+}
+
 static void hostile_text(void **state) {
 	/* Not a crash, and a bounded number of errors, whatever the bytes. */
 	char buf[4096];
@@ -252,6 +287,7 @@ int main(void) {
 		cmocka_unit_test(every_problem_is_reported),
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
+		cmocka_unit_test(general_changes_a_reload_refuses),
 		cmocka_unit_test(hostile_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
