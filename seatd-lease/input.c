@@ -40,7 +40,14 @@ static void rules_path(const char *seat, char *buf, size_t len) {
 	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
 }
 
-/* Every event device udev knows; the caller unrefs. */
+/* The device's name, as its input parent has it (what libinput shows); NULL
+ * if it has none. */
+static const char *input_name(struct udev_device *dev) {
+	struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev, "input",
+			NULL);
+	return input ? udev_device_get_sysattr_value(input, "name") : NULL;
+}
+
 /* Calls fn for every event device udev knows now. */
 static void each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
 		void *data) {
@@ -151,8 +158,6 @@ static int write_rules(const char *path, const char *text, char *err, size_t err
 
 /* The device's properties, as a match sees them. */
 static bool device_matches(struct udev_device *dev, const struct seat_config *seat) {
-	struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev, "input",
-			NULL);
 	struct udev_device *usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb",
 			"usb_device");
 	const char *links[16];
@@ -169,7 +174,7 @@ static bool device_matches(struct udev_device *dev, const struct seat_config *se
 	struct input_device d = {
 		.id_path = udev_device_get_property_value(dev, "ID_PATH"),
 		.syspath = udev_device_get_syspath(dev),
-		.name = input ? udev_device_get_sysattr_value(input, "name") : NULL,
+		.name = input_name(dev),
 		.vendor = vendor ? (uint16_t)strtoul(vendor, NULL, 16) : 0,
 		.product = product ? (uint16_t)strtoul(product, NULL, 16) : 0,
 		.devnode = udev_device_get_devnode(dev),
@@ -246,11 +251,13 @@ static void trigger_one(struct udev_device *dev, void *data) {
 	}
 }
 
-/*
- * Sends a change uevent to every event device that the seat matches, or that
- * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
- * udev has handled them all. Returns how many it triggered.
- */
+static void warn_unanswered(int pending, int triggered, int timeout_ms) {
+	if (pending > 0) {
+		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
+				"going on without waiting", pending, triggered, timeout_ms);
+	}
+}
+
 /* Reads what udev says on mon; returns how many triggered devices it has
  * now handled. */
 static int take_answers(struct trigger *t, struct udev_monitor *mon) {
@@ -287,6 +294,11 @@ static struct udev_monitor *answers_monitor(struct udev *udev) {
 	return mon;
 }
 
+/*
+ * Sends a change uevent to every event device that the seat matches, or that
+ * udev has on seat-NAME now (seat NULL: on any seat of ours), and waits until
+ * udev has handled them all. Returns how many it triggered.
+ */
 static int retrigger(const struct seat_config *seat, const char *seat_name, int timeout_ms,
 		struct input_counts *counts) {
 	struct udev *udev = udev_new();
@@ -306,9 +318,7 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		snprintf(t->want, sizeof(t->want), "seat-%s", seat_name);
 	}
 	each_event_device(udev, trigger_one, t);
-	char **triggered_paths = t->triggered, **returned = t->returned;
-	size_t n_triggered = t->n_triggered, n_returned = t->n_returned;
-	int pending = (int)n_triggered;
+	int pending = (int)t->n_triggered;
 	int triggered = pending;
 	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
 	for (uint64_t now = poller_now_ms(); mon != NULL && pending > 0 && now < deadline;
@@ -317,25 +327,22 @@ static int retrigger(const struct seat_config *seat, const char *seat_name, int 
 		poll(&pfd, 1, (int)(deadline - now));
 		pending -= take_answers(t, mon);
 	}
-	if (pending > 0) {
-		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
-				"going on without waiting", pending, triggered, timeout_ms);
-	}
+	warn_unanswered(pending, triggered, timeout_ms);
 	/* udev's own rules gave them their group again (input, on Debian);
 	 * owner root and mode 0660 are what they have without a seat. */
-	for (size_t i = 0; i < n_returned; i++) {
+	for (size_t i = 0; i < t->n_returned; i++) {
 		struct stat st;
-		if (stat(returned[i], &st) == 0 && st.st_uid != 0) {
-			if (chown(returned[i], 0, st.st_gid) != 0 ||
-					chmod(returned[i], st.st_gid != 0 ? 0660 : 0600) != 0) {
-				log_warning("inputs: cannot give %s back to root: %s", returned[i],
+		if (stat(t->returned[i], &st) == 0 && st.st_uid != 0) {
+			if (chown(t->returned[i], 0, st.st_gid) != 0 ||
+					chmod(t->returned[i], st.st_gid != 0 ? 0660 : 0600) != 0) {
+				log_warning("inputs: cannot give %s back to root: %s", t->returned[i],
 						strerror(errno));
 			}
 		}
-		free(returned[i]);
+		free(t->returned[i]);
 	}
-	for (size_t i = 0; i < n_triggered; i++) {
-		free(triggered_paths[i]);
+	for (size_t i = 0; i < t->n_triggered; i++) {
+		free(t->triggered[i]);
 	}
 	free(t);
 	if (mon != NULL) {
@@ -374,10 +381,7 @@ void input_assignment_cancel(struct input_assignment *a) {
 
 /* Tells the caller, then frees: the caller must not cancel it from fn. */
 static void assignment_done(struct input_assignment *a) {
-	if (a->pending > 0) {
-		log_warning("inputs: udev did not answer for %d of %d devices within %d ms; "
-				"going on without waiting", a->pending, a->triggered, a->timeout_ms);
-	}
+	warn_unanswered(a->pending, a->triggered, a->timeout_ms);
 	input_assigned_fn fn = a->fn;
 	void *data = a->data;
 	struct input_counts counts = a->counts;
@@ -509,9 +513,7 @@ static void report_overlap(struct udev_device *dev, void *data) {
 		}
 	}
 	if (n > 1) {
-		struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
-				"input", NULL);
-		const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+		const char *name = input_name(dev);
 		log_error("input device %s (%s) is matched by seats %s; a device belongs to "
 				"one seat: make their inputs tell it apart", name ? name : "?",
 				udev_device_get_devnode(dev), seats);
@@ -549,9 +551,7 @@ static void probe_one(struct udev_device *dev, void *data) {
 		}
 	}
 	struct input_probe_device *d = &p->out[p->len++];
-	struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
-			"input", NULL);
-	const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+	const char *name = input_name(dev);
 	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
 	d->node = strdup(udev_device_get_devnode(dev));
 	d->name = strdup(name ? name : "(no name)");
@@ -642,9 +642,7 @@ static void watch_readable(int fd, uint32_t events, void *data) {
 		bool removed = action != NULL && strcmp(action, "remove") == 0;
 		if ((added || removed) && id_seat != NULL && strncmp(id_seat, "seat-", 5) == 0 &&
 				sysname != NULL && strncmp(sysname, "event", 5) == 0) {
-			struct udev_device *input = udev_device_get_parent_with_subsystem_devtype(dev,
-					"input", NULL);
-			const char *name = input ? udev_device_get_sysattr_value(input, "name") : NULL;
+			const char *name = input_name(dev);
 			const char *node = udev_device_get_devnode(dev);
 			w->fn(id_seat + 5, added, node ? node : sysname, name ? name : "(no name)",
 					w->data);
