@@ -9,7 +9,6 @@
 #include "values.h"
 
 #define DEFAULT_XSERVER "/usr/lib/xorg/Xorg"
-#define DEFAULT_RUNTIME_DIR "/run/seatd-lease"
 #define DEFAULT_CARD "/dev/dri/card0"
 
 /* Arguments seatd-lease passes itself: setting them again breaks the seat. */
@@ -387,7 +386,7 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 	};
 	map->lessor = LESSOR_X11;
 	map->xserver = xstrdup(DEFAULT_XSERVER);
-	map->runtime_dir = xstrdup(DEFAULT_RUNTIME_DIR);
+	map->runtime_dir = xstrdup(SEATMAP_DEFAULT_RUNTIME_DIR);
 	map->card = xstrdup(DEFAULT_CARD);
 
 	const struct ini_section *general = NULL, *defaults = NULL;

@@ -19,6 +19,10 @@
  * looked up (once, by seatmap_load: session[0] is then absolute). */
 #define SEAT_PATH "/usr/local/bin:/usr/bin:/bin"
 
+/* runtime_dir when the file gives none (and where clients look for the
+ * daemon when they cannot read the file). */
+#define SEATMAP_DEFAULT_RUNTIME_DIR "/run/seatd-lease"
+
 enum lessor_kind {
 	LESSOR_X11,
 	LESSOR_DRM,

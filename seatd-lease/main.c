@@ -69,8 +69,8 @@ static int control_command(const char *config, int argc, char **argv) {
 	struct diag_list diags = {0};
 	struct seatmap *map = seatmap_load(config, &env, &diags);
 	diag_list_finish(&diags);
-	int status = control_request(map != NULL ? map->runtime_dir : "/run/seatd-lease", argc,
-			argv);
+	int status = control_request(map != NULL ? map->runtime_dir
+			: SEATMAP_DEFAULT_RUNTIME_DIR, argc, argv);
 	seatmap_free(map);
 	return status;
 }
