@@ -143,8 +143,19 @@ class _JsonSocket:
                 time.sleep(0.05)
         self.buf = b""
 
+    # recv() leaves whatever time its caller had left as the socket's timeout,
+    # often a fraction of a second: sending needs its own.
+    SEND_TIMEOUT = 10
+
     def send(self, obj, prefix=b""):
-        self.sock.sendall(prefix + json.dumps(obj).encode() + b"\n")
+        """Raises RigTimeout when the other end stops reading (a guest whose
+        agent is not up yet): the callers' waits retry on it."""
+        self.sock.settimeout(self.SEND_TIMEOUT)
+        try:
+            self.sock.sendall(prefix + json.dumps(obj).encode() + b"\n")
+        except socket.timeout:
+            raise RigTimeout("nothing reads %s: its peer is not up yet"
+                             % self.sock.getpeername()) from None
 
     def recv(self, deadline):
         """The next JSON message, or None at the deadline."""
