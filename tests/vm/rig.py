@@ -429,14 +429,15 @@ class Rig:
     """One guest. Use as a context manager, or call boot() and shutdown().
 
     name names its directory, $SEATD_LEASE_BUILD/vm/<name>/ (serial log,
-    QEMU's own log, screendumps)."""
+    QEMU's own log, screendumps). writable_usr puts a tmpfs overlay on /usr
+    too, for packages the guest installs and the host must not have."""
 
-    def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig"):
+    def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig", writable_usr=False):
         _check_head(heads, MAX_HEADS)
         if init not in ("rig", "systemd"):
             raise ValueError("init is 'rig' (guest-init) or 'systemd', not %r" % (init,))
         self.name, self.heads, self.xorg, self.memory = name, heads, xorg, memory
-        self.init = init
+        self.init, self.writable_usr = init, writable_usr
         self.share = os.path.join(build_dir(), "vm")
         self.dir = os.path.join(self.share, name)
         self.serial_log = os.path.join(self.dir, "serial.log")
@@ -493,6 +494,8 @@ class Rig:
         cmdline = ["console=ttyS0", "quiet", "loglevel=3", "panic=-1", "mitigations=off",
                    "tsc=reliable", "no_timer_check",
                    "rig.init=" + os.path.join(HERE, "guest-init"), "rig.share=" + self.share]
+        if self.writable_usr:
+            cmdline.append("rig.usr=rw")
         if self.init == "systemd":
             cmdline += ["rig.systemd=1", "systemd.unit=rig.target", "systemd.show_status=0"]
         # Without a QEMU display only head 1 would be connected.
@@ -660,7 +663,7 @@ class Rig:
     def start_xorg(self):
         """The primary Xorg: root, modesetting on card0, every head lit, side by side."""
         self.write_file(XAUTHORITY, _xauthority(bytes(secrets.token_bytes(16))), mode=0o600)
-        self.write_file(GUEST_DIR + "/xorg-primary.conf", _primary_xorg_conf(self.heads).encode())
+        self.write_file(GUEST_DIR + "/xorg-primary.conf", primary_xorg_conf(self.heads).encode())
         ready = GUEST_DIR + "/xorg-primary.ready"
         # -displayfd: Xorg writes its display number there once clients can connect.
         self.xorg_server = self.spawn(
@@ -842,7 +845,7 @@ def _xauthority(cookie):
             + counted(b"MIT-MAGIC-COOKIE-1") + counted(cookie))
 
 
-def _primary_xorg_conf(heads):
+def primary_xorg_conf(heads):
     """Modesetting without acceleration (no GL under TCG), each head 1024x768
     (the forced heads would pick 5120x2160) placed right of the one before."""
     device = ['Section "Device"', '\tIdentifier "card0"', '\tDriver "modesetting"',

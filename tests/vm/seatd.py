@@ -9,6 +9,7 @@ import time
 import rig as rigmod
 
 BIN = os.path.join(rigmod.build_dir(), "seatd-lease", "seatd-lease")
+UNITS = os.path.join(rigmod.build_dir(), "units")
 CONFIG = "/etc/seatd-lease/seats.ini"
 RUNTIME_DIR = "/run/seatd-lease"
 
@@ -22,6 +23,34 @@ def setup_users(rig, users):
     for user in users:
         rig.run("id {0} >/dev/null 2>&1 || useradd -m -d /tmp/home/{0} -s /bin/sh {0}"
                 .format(user))
+
+
+def install_units(rig):
+    """seatd-lease's systemd units as `meson install` writes them, with
+    ExecStart on the build's binary (a guest with init="systemd")."""
+    for unit in ("seatd-lease.service", "seatd-lease@.service"):
+        with open(os.path.join(UNITS, unit)) as f:
+            text = f.read()
+        text = re.sub(r"^ExecStart=\S+/seatd-lease ", "ExecStart=%s " % BIN, text, flags=re.M)
+        rig.write_file("/etc/systemd/system/" + unit, text.encode())
+    rig.run("systemctl daemon-reload")
+
+
+def prop(rig, unit, name):
+    return rig.run("systemctl show -P %s %s" % (name, unit)).stdout.strip()
+
+
+def wait_prop(rig, unit, name, want, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        got = prop(rig, unit, name)
+        if re.search(want, got):
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError("%s %s is %r, not %r\n%s" % (
+                unit, name, got, want, rig.run("journalctl -b --no-pager -n 60 -u '%s'" % unit,
+                                               check=False).stdout))
+        time.sleep(0.3)
 
 
 def paint_session(colour):

@@ -9,9 +9,8 @@ import time
 import pytest
 
 import rig as rigmod
-from seatd import BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, seat_map, setup_users
-
-UNITS = os.path.join(rigmod.build_dir(), "units")
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, install_units, prop, seat_map,
+                   setup_users, wait_prop)
 
 
 @pytest.fixture(scope="module")
@@ -24,30 +23,8 @@ def rig():
             dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
             dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1]),
         ]).encode())
-        # The units as installed, with ExecStart on the build's binary.
-        for unit in ("seatd-lease.service", "seatd-lease@.service"):
-            text = open(os.path.join(UNITS, unit)).read()
-            text = re.sub(r"^ExecStart=\S+/seatd-lease ", "ExecStart=%s " % BIN, text, flags=re.M)
-            r.write_file("/etc/systemd/system/" + unit, text.encode())
-        r.run("systemctl daemon-reload")
+        install_units(r)
         yield r
-
-
-def prop(rig, unit, name):
-    return rig.run("systemctl show -P %s %s" % (name, unit)).stdout.strip()
-
-
-def wait_prop(rig, unit, name, want, timeout=60):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = prop(rig, unit, name)
-        if re.search(want, got):
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError("%s %s is %r, not %r\n%s" % (
-                unit, name, got, want, rig.run("journalctl -b --no-pager -n 60 -u '%s'" % unit,
-                                               check=False).stdout))
-        time.sleep(0.3)
 
 
 def assert_head(rig, head, colour, timeout=30):
