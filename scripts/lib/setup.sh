@@ -13,6 +13,10 @@ SEATD_LEASE_PACKAGES="
 	strace systemd
 "
 
+# What the rig's guest installs for itself (tests/vm/test_lightdm.py) and the
+# host must not: a display manager would take over a newcomer's desktop.
+SEATD_LEASE_GUEST_PACKAGES="lightdm lightdm-gtk-greeter"
+
 die() {
 	echo "$0: $*" >&2
 	exit 1
@@ -34,6 +38,32 @@ ensure_packages() {
 		die "apt-get update failed"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" ||
 		die "apt-get install failed"
+}
+
+# The .debs of SEATD_LEASE_GUEST_PACKAGES, and of what they need that the host
+# lacks, downloaded (not installed) into DIR for the guest to install offline.
+# A failure is reported, not fatal: the tests that need them fail and say so.
+ensure_guest_debs() {
+	local dir=$1 pkg missing=
+	for pkg in $SEATD_LEASE_GUEST_PACKAGES; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+			missing=1
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$0: the rig's guest needs .debs of $SEATD_LEASE_GUEST_PACKAGES in $dir; run as root so they can be downloaded" >&2
+		return 1
+	fi
+	local download=(apt-get install -y -q --download-only --no-install-recommends
+		-o "Dir::Cache::archives=$dir" $SEATD_LEASE_GUEST_PACKAGES)
+	mkdir -p "$dir/partial" &&
+		# Stale package lists name versions the mirror no longer has.
+		{ DEBIAN_FRONTEND=noninteractive "${download[@]}" >/dev/null ||
+			{ DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+				DEBIAN_FRONTEND=noninteractive "${download[@]}" >/dev/null; }; } || {
+		echo "$0: cannot download $SEATD_LEASE_GUEST_PACKAGES into $dir" >&2
+		return 1
+	}
 }
 
 # build DIR [meson options...]: configure once, then compile.

@@ -1,0 +1,263 @@
+"""README's LightDM recipes, tried for real: a systemd guest runs LightDM on
+head 1, and seatd-lease.service leases heads 2 and 3 from LightDM's X server.
+
+LightDM is installed in the guest only (Rig(writable_usr=True), from the .debs
+that scripts/test downloads into build/vm/debs), never on the host: there it
+would become a newcomer's display manager."""
+
+import json
+import os
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, install_units, setup_users,
+                   wait_prop)
+
+DEBS = os.path.join(rigmod.build_dir(), "vm", "debs")
+GUEST_PACKAGES = "lightdm lightdm-gtk-greeter"
+LIGHTDM_XAUTHORITY = "/var/run/lightdm/root/:0"
+LIGHTDM_LOG = "/var/log/lightdm/lightdm.log"
+# The recipe's snippet for the primary X server.
+DONT_VT_SWITCH = "/etc/X11/xorg.conf.d/90-seatd-lease.conf"
+DONT_VT_SWITCH_TEXT = 'Section "ServerFlags"\n\tOption "DontVTSwitch" "true"\nEndSection\n'
+# Lab users who log in through the greeters, with the colour their session paints.
+USERS = {"ada": "#8040c0", "bob": "#c08020"}
+# XDMCP offers the display manager the X server's addresses, never a loopback
+# one: a lab PC has its network card's, the rig's guest this one.
+GUEST_ADDRESS = "10.0.2.15"
+
+
+def install_lightdm(r):
+    installed = r.run("dpkg-query -W -f='${Status}\\n' %s" % GUEST_PACKAGES, check=False)
+    if installed.stdout.count("install ok installed") == len(GUEST_PACKAGES.split()):
+        return
+    assert os.path.isdir(DEBS), "no %s: scripts/test downloads LightDM's .debs there" % DEBS
+    # The package's own start, with its default configuration, would race ours.
+    r.write_file("/usr/sbin/policy-rc.d", b"#!/bin/sh\nexit 101\n", mode=0o755)
+    # man-db's trigger alone takes 80 s under TCG.
+    r.run("rm -f /var/lib/man-db/auto-update")
+    r.run("DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
+          "--no-download -o Dir::Cache::archives=%s %s" % (DEBS, GUEST_PACKAGES), timeout=900)
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("lightdm", heads=3, init="systemd", writable_usr=True) as r:
+        install_lightdm(r)
+        # The rig's heads at 1024x768 without acceleration; the recipe's
+        # snippet goes beside it, into xorg.conf.d.
+        r.write_file("/etc/X11/xorg.conf", rigmod.primary_xorg_conf(r.heads).encode())
+        r.run("mkdir -p /etc/X11/xorg.conf.d /etc/lightdm/lightdm.conf.d /etc/seatd-lease")
+        r.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())
+        # A user name to type, not a list to click; the session paints the
+        # user's colour, says where it runs, and ends with its X connection.
+        r.write_file("/etc/lightdm/lightdm.conf.d/50-rig.conf",
+                     b"[Seat:*]\ngreeter-hide-users=true\nuser-session=rig-paint\n")
+        r.write_file("/usr/local/bin/rig-paint",
+                     b'#!/bin/sh\nenv >"$HOME/session.env"\n'
+                     b'xsetroot -solid "$(cat "$HOME/colour")"\nexec xev -root >/dev/null\n',
+                     mode=0o755)
+        r.write_file("/usr/share/xsessions/rig-paint.desktop",
+                     b"[Desktop Entry]\nName=Rig paint\nExec=/usr/local/bin/rig-paint\n"
+                     b"Type=Application\n")
+        for user, colour in USERS.items():
+            r.run("useradd -m -d /tmp/home/{0} -s /bin/sh {0} && echo {0}:{0}pw | chpasswd && "
+                  "echo '{1}' >/tmp/home/{0}/colour".format(user, colour))
+        # The seats' X servers run as these.
+        setup_users(r, ["lab1", "lab2"])
+        install_units(r)
+        restart_lightdm(r)
+        yield r
+
+
+def restart_lightdm(r):
+    """LightDM, started again on the configuration of this moment."""
+    r.run("rm -f %s" % LIGHTDM_XAUTHORITY)
+    r.run("systemctl restart lightdm", timeout=60)
+    r.wait_until("[ -s %s ] && DISPLAY=:0 XAUTHORITY=%s xdpyinfo >/dev/null 2>&1"
+                 % (LIGHTDM_XAUTHORITY, LIGHTDM_XAUTHORITY), timeout=60)
+    wait_greeter(r, ":0")
+
+
+def greeters(r):
+    """The DISPLAY of every greeter that runs."""
+    # A process that is starting or ending can hold up a read of its environ.
+    out = r.run("for p in $(pgrep -f lightdm-gtk-greeter); do "
+                "timeout 2 cat /proc/$p/environ | tr '\\0' '\\n' | grep '^DISPLAY='; done; true"
+                ).stdout
+    return {line.partition("=")[2] for line in out.split()}
+
+
+def wait_greeter(r, display, timeout=90):
+    deadline = time.monotonic() + timeout
+    while not any(d.endswith(display) for d in greeters(r)):
+        assert time.monotonic() < deadline, "no greeter on %s in %ds: %s\n%s" % (
+            display, timeout, greeters(r), lightdm_log(r)[-3000:])
+        time.sleep(0.5)
+
+
+def lightdm_log(r):
+    return r.run("cat %s" % LIGHTDM_LOG, check=False).stdout
+
+
+def assert_greeter_shown(r, head):
+    """The greeter's login box on head's picture: black around a white box,
+    a picture no seat session paints."""
+    deadline = time.monotonic() + 30
+    while True:
+        picture = r.screendump(head)
+        box = picture.share((255, 255, 255))
+        if 0.005 < box < 0.5 and picture.share((0, 0, 0)) > 0.5:
+            return
+        assert time.monotonic() < deadline, "head %d shows no greeter (white %.3f, black %.3f)" % (
+            head, box, picture.share((0, 0, 0)))
+        time.sleep(0.5)
+
+
+def assert_head(r, head, colour, timeout=60):
+    picture = r.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9, "head %d is not %s" % (head, colour)
+
+
+def active_vt(r):
+    return r.run("cat /sys/class/tty/tty0/active").stdout.strip()
+
+
+def lab_map(seats, extra=""):
+    """The recipe's seat map: leased from LightDM's X server on :0."""
+    lines = ["[general]", "lessor = x11", "display = :0", "xauthority = %s" % LIGHTDM_XAUTHORITY,
+             "runtime_dir = %s" % RUNTIME_DIR, "", "[seat:*]", "mode = 1024x768", extra]
+    for name, head, user, more in seats:
+        lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
+                  "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
+                                               rigmod.pointer_id_path(head)),
+                  "user = %s" % user, more]
+    return "\n".join(lines) + "\n"
+
+
+def start_daemon(r, text, seats):
+    r.write_file(CONFIG, text.encode())
+    r.run("%s check" % BIN)
+    r.run("systemctl start seatd-lease.service", timeout=90)
+    wait_prop(r, "seatd-lease", "StatusText", r"^%d/%d seats running$" % (seats, seats))
+
+
+def stop_daemon(r):
+    r.run("systemctl stop seatd-lease.service", timeout=60)
+    assert r.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+
+
+def test_lightdm_lab(rig):
+    """The LightDM lab: LightDM's greeter on head 1, seats on heads 2 and 3,
+    and a VT switch on the primary's keyboard blanks no seat."""
+    paint = "session = /bin/sh -c \"xsetroot -solid '%s' && exec sleep 100000\""
+    start_daemon(rig, lab_map([("lab-2", 2, "lab1", paint % SEAT_COLOURS[0]),
+                               ("lab-3", 3, "lab2", paint % SEAT_COLOURS[1])]), 2)
+    try:
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        assert_greeter_shown(rig, 1)
+        assert active_vt(rig) == "tty7"
+        # With DontVTSwitch, Ctrl+Alt+F2 is only a key.
+        rig.send_key(1, "ctrl", "alt", "f2")
+        time.sleep(2)
+        assert active_vt(rig) == "tty7"
+        assert_head(rig, 2, SEAT_COLOURS[0], timeout=1)
+        assert_head(rig, 3, SEAT_COLOURS[1], timeout=1)
+
+        # Why the recipe needs it: without, the same keys take the console
+        # to tty2, which takes every head, the leased ones too. LightDM's
+        # restart also ends the leases: the seats come back by themselves.
+        rig.run("rm %s" % DONT_VT_SWITCH)
+        restart_lightdm(rig)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$", timeout=90)
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        rig.send_key(1, "ctrl", "alt", "f2")
+        rig.wait_until("grep -qx tty2 /sys/class/tty/tty0/active", timeout=10)
+        for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
+            picture = rig.screendump(head)
+            deadline = time.monotonic() + 10
+            while picture.share(rigmod.colour(colour)) > 0.1 and time.monotonic() < deadline:
+                time.sleep(0.3)
+                picture = rig.screendump(head)
+            assert picture.share(rigmod.colour(colour)) < 0.1, "head %d still shows its seat" % head
+    finally:
+        rig.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())
+        stop_daemon(rig)
+        restart_lightdm(rig)
+    assert active_vt(rig) == "tty7"
+
+
+def type_text(r, head, text):
+    for ch in text:
+        r.send_key(head, "ret" if ch == "\n" else ch)
+
+
+def log_in(r, head, user):
+    """Type user and password into the greeter on head's keyboard."""
+    prompts = lightdm_log(r).count("Prompt greeter")
+    type_text(r, head, user + "\n")
+    # The password prompt comes once PAM has the name.
+    deadline = time.monotonic() + 30
+    while lightdm_log(r).count("Prompt greeter") <= prompts:
+        assert time.monotonic() < deadline, "no password prompt for %s:\n%s" % (
+            user, lightdm_log(r)[-3000:])
+        time.sleep(0.3)
+    time.sleep(1)
+    type_text(r, head, user + "pw\n")
+
+
+def session_env(r, user):
+    out = r.run("cat /tmp/home/%s/session.env" % user, check=False).stdout
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+
+def test_xdmcp_login_on_every_seat(rig):
+    """Each seat's X server asks the local LightDM for a greeter through
+    XDMCP; a user logs in on each seat by typing into that seat's keyboard."""
+    rig.run("modprobe dummy && ip link add rig0 type dummy && ip addr add %s/24 dev rig0 && "
+            "ip link set rig0 up" % GUEST_ADDRESS)
+    rig.write_file("/etc/lightdm/lightdm.conf.d/60-xdmcp.conf", b"[XDMCPServer]\nenabled=true\n")
+    restart_lightdm(rig)
+    start_daemon(rig, lab_map([("lab-2", 2, "lab1", ""), ("lab-3", 3, "lab2", "")],
+                              extra="xserver_args = -query 127.0.0.1"), 2)
+    try:
+        displays = {s["name"]: s["display"] for s in status(rig)}
+        for seat, head in (("lab-2", 2), ("lab-3", 3)):
+            wait_greeter(rig, displays[seat])
+            assert_greeter_shown(rig, head)
+        xserver = xserver_pid(rig, "lab-2")
+
+        log_in(rig, 2, "ada")
+        assert_head(rig, 2, USERS["ada"])
+        env = session_env(rig, "ada")
+        assert env["USER"] == "ada" and env["DISPLAY"].endswith(displays["lab-2"]), env
+        # What was typed on head 2 reached only lab-2's greeter.
+        assert_greeter_shown(rig, 3)
+        assert session_env(rig, "bob") == {}
+
+        log_in(rig, 3, "bob")
+        assert_head(rig, 3, USERS["bob"])
+        assert session_env(rig, "bob")["DISPLAY"].endswith(displays["lab-3"])
+        assert_head(rig, 2, USERS["ada"], timeout=1)
+
+        # Logging out brings the greeter back on the same X server.
+        rig.run("pkill -u ada -x xev")
+        wait_greeter(rig, displays["lab-2"])
+        assert_greeter_shown(rig, 2)
+        assert xserver_pid(rig, "lab-2") == xserver
+        assert_head(rig, 3, USERS["bob"], timeout=1)
+    finally:
+        stop_daemon(rig)
+    # The seats' X servers are gone, and with them bob's session.
+    rig.wait_until("! pgrep -u bob -x xev", timeout=30)
+
+
+def status(r):
+    return json.loads(r.run("%s status --json" % BIN).stdout)["seats"]
+
+
+def xserver_pid(r, seat):
+    return next(s["xserver_pid"] for s in status(r) if s["name"] == seat)
