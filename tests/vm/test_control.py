@@ -208,6 +208,12 @@ def test_control_group_and_refusals(rig):
         assert status_json(rig)["s1"]["state"] == "running"
     gone = ctl(rig, "status")
     assert gone.status == 3 and "no seatd-lease is running" in gone.stderr, gone.stderr
+    # A client that cannot read the map looked in the default runtime_dir: it says so.
+    rig.run("chmod 600 %s" % CONFIG)
+    lost = ctl(rig, "status", user="lab2")
+    assert lost.status == 3, lost.stderr
+    assert ("looked in the default runtime_dir /run/seatd-lease, since the seat map gave none: "
+            "%s: cannot read the seat map: Permission denied" % CONFIG) in lost.stderr, lost.stderr
 
 
 def test_sd_notify_ready_status_stopping(rig):
