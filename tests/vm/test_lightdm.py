@@ -150,8 +150,9 @@ def stop_daemon(r):
 
 
 def test_lightdm_lab(rig):
-    """The LightDM lab: LightDM's greeter on head 1, seats on heads 2 and 3,
-    and a VT switch on the primary's keyboard blanks no seat."""
+    """The LightDM lab: LightDM's greeter on head 1, seats on heads 2 and 3;
+    a VT switch on the primary's keyboard blanks no seat; the seats follow
+    LightDM's restarts, and start with it as at boot."""
     paint = "session = /bin/sh -c \"xsetroot -solid '%s' && exec sleep 100000\""
     start_daemon(rig, lab_map([("lab-2", 2, "lab1", paint % SEAT_COLOURS[0]),
                                ("lab-3", 3, "lab2", paint % SEAT_COLOURS[1])]), 2)
@@ -171,9 +172,15 @@ def test_lightdm_lab(rig):
         # to tty2, which takes every head, the leased ones too. LightDM's
         # restart also ends the leases: the seats come back by themselves.
         rig.run("rm %s" % DONT_VT_SWITCH)
+        before = {seat: xserver_pid(rig, seat) for seat in ("lab-2", "lab-3")}
         restart_lightdm(rig)
-        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$", timeout=90)
+        deadline = time.monotonic() + 90
+        while not all(s["state"] == "running" and s["xserver_pid"] != before[s["name"]]
+                      for s in status(rig)):
+            assert time.monotonic() < deadline, status(rig)
+            time.sleep(0.5)
         assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
         rig.send_key(1, "ctrl", "alt", "f2")
         rig.wait_until("grep -qx tty2 /sys/class/tty/tty0/active", timeout=10)
         for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
@@ -183,6 +190,17 @@ def test_lightdm_lab(rig):
                 time.sleep(0.3)
                 picture = rig.screendump(head)
             assert picture.share(rigmod.colour(colour)) < 0.1, "head %d still shows its seat" % head
+        rig.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())
+
+        # As at boot: both started at once, seatd-lease ordered after the
+        # display manager but before its X server takes connections.
+        rig.run("systemctl stop seatd-lease.service lightdm.service", timeout=60)
+        rig.run("rm -f %s" % LIGHTDM_XAUTHORITY)
+        rig.run("systemctl start lightdm.service seatd-lease.service", timeout=90)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$", timeout=90)
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        assert_greeter_shown(rig, 1)
     finally:
         rig.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())
         stop_daemon(rig)
