@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -286,7 +289,42 @@ bool control_daemon_running(const char *runtime_dir) {
 	return true;
 }
 
-int control_request(const char *runtime_dir, int argc, char **argv) {
+static uint64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Reads until EOF into out: false when the deadline came first. */
+static bool read_reply(int fd, FILE *out, uint64_t deadline) {
+	char buf[4096];
+	for (;;) {
+		uint64_t now = now_ms();
+		if (now >= deadline) {
+			return false;
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int r = poll(&pfd, 1, (int)(deadline - now));
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r == 0) {
+			return false;
+		}
+		ssize_t n = r > 0 ? read(fd, buf, sizeof(buf)) : -1;
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		/* An error ends the reply as EOF does: the caller finds it cut short. */
+		if (n <= 0) {
+			return true;
+		}
+		fwrite(buf, 1, (size_t)n, out);
+	}
+}
+
+int control_request(const char *runtime_dir, int argc, char **argv, int timeout_ms) {
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	struct sockaddr_un addr;
 	int fd = connect_daemon(runtime_dir, &addr);
 	if (fd < 0) {
@@ -299,6 +337,13 @@ int control_request(const char *runtime_dir, int argc, char **argv) {
 				addr.sun_path, strerror(errno));
 		return CONTROL_NO_DAEMON;
 	}
+	uint64_t now = now_ms();
+	return control_exchange(fd, addr.sun_path, argc, argv,
+			now < deadline ? (int)(deadline - now) : 0);
+}
+
+int control_exchange(int fd, const char *path, int argc, char **argv, int timeout_ms) {
+	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	char request[REQUEST_MAX];
 	size_t len = 0;
 	for (int i = 0; i < argc; i++) {
@@ -312,8 +357,12 @@ int control_request(const char *runtime_dir, int argc, char **argv) {
 		len += (size_t)n;
 	}
 	request[len++] = '\n';
-	if (write(fd, request, len) != (ssize_t)len) {
-		fprintf(stderr, "seatd-lease %s: cannot send to %s: %s\n", argv[0], addr.sun_path,
+	/* A daemon that refuses the peer answers and closes without reading: the
+	 * request then meets a closed socket (EPIPE, and no SIGPIPE), but the
+	 * answer is already here to read. */
+	if (send(fd, request, len, MSG_NOSIGNAL) != (ssize_t)len && errno != EPIPE &&
+			errno != ECONNRESET) {
+		fprintf(stderr, "seatd-lease %s: cannot send to %s: %s\n", argv[0], path,
 				strerror(errno));
 		close(fd);
 		return CONTROL_NO_DAEMON;
@@ -324,13 +373,16 @@ int control_request(const char *runtime_dir, int argc, char **argv) {
 	if (out == NULL) {
 		abort();
 	}
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		fwrite(buf, 1, (size_t)n, out);
-	}
+	bool whole = read_reply(fd, out, deadline);
 	fclose(out);
 	close(fd);
+	if (!whole) {
+		fprintf(stderr, "seatd-lease %s: the daemon on %s did not answer within %g s; "
+				"it may be stopped or stuck: see its log\n", argv[0], path,
+				timeout_ms / 1000.0);
+		free(reply);
+		return CONTROL_FAILED;
+	}
 	char *body = reply != NULL ? strchr(reply, '\n') : NULL;
 	int status;
 	if (body == NULL || sscanf(reply, "%d", &status) != 1) {

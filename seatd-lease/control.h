@@ -39,8 +39,16 @@ void control_close(struct control *control);
 /* Whether a daemon answers on runtime_dir's socket now. */
 bool control_daemon_running(const char *runtime_dir);
 
+/* How long a client waits for the daemon's whole reply. The daemon answers
+ * from its event loop, which udev can hold up for seconds, never for this. */
+#define CONTROL_REPLY_TIMEOUT_MS 30000
+
 /* The client: sends argv to the daemon, prints its reply (on stdout, or on
- * stderr when it is an error) and returns the exit status. */
-int control_request(const char *runtime_dir, int argc, char **argv);
+ * stderr when it is an error) and returns the exit status; CONTROL_FAILED
+ * when no whole reply came within timeout_ms (a stopped or stuck daemon). */
+int control_request(const char *runtime_dir, int argc, char **argv, int timeout_ms);
+/* control_request's exchange on a connected socket (named path in messages),
+ * which it closes. */
+int control_exchange(int fd, const char *path, int argc, char **argv, int timeout_ms);
 
 #endif

@@ -69,7 +69,7 @@ static int control_command(const char *config, int argc, char **argv) {
 	struct diag_list diags = {0};
 	struct seatmap *map = seatmap_load(config, &env, &diags);
 	int status = control_request(map != NULL ? map->runtime_dir
-			: SEATMAP_DEFAULT_RUNTIME_DIR, argc, argv);
+			: SEATMAP_DEFAULT_RUNTIME_DIR, argc, argv, CONTROL_REPLY_TIMEOUT_MS);
 	// A daemon on another runtime_dir is not found without the map: say why.
 	if (map == NULL && status == CONTROL_NO_DAEMON) {
 		for (size_t i = 0; i < diags.len; i++) {
