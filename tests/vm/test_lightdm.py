@@ -237,7 +237,8 @@ def test_xdmcp_login_on_every_seat(rig):
     XDMCP; a user logs in on each seat by typing into that seat's keyboard."""
     rig.run("modprobe dummy && ip link add rig0 type dummy && ip addr add %s/24 dev rig0 && "
             "ip link set rig0 up" % GUEST_ADDRESS)
-    rig.write_file("/etc/lightdm/lightdm.conf.d/60-xdmcp.conf", b"[XDMCPServer]\nenabled=true\n")
+    rig.write_file("/etc/lightdm/lightdm.conf.d/60-xdmcp.conf",
+                   b"[XDMCPServer]\nenabled=true\nlisten-address=127.0.0.1\n")
     restart_lightdm(rig)
     start_daemon(rig, lab_map([("lab-2", 2, "lab1", ""), ("lab-3", 3, "lab2", "")],
                               extra="xserver_args = -query 127.0.0.1"), 2)
