@@ -324,7 +324,6 @@ static bool read_reply(int fd, FILE *out, uint64_t deadline) {
 }
 
 int control_request(const char *runtime_dir, int argc, char **argv, int timeout_ms) {
-	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
 	struct sockaddr_un addr;
 	int fd = connect_daemon(runtime_dir, &addr);
 	if (fd < 0) {
@@ -337,9 +336,7 @@ int control_request(const char *runtime_dir, int argc, char **argv, int timeout_
 				addr.sun_path, strerror(errno));
 		return CONTROL_NO_DAEMON;
 	}
-	uint64_t now = now_ms();
-	return control_exchange(fd, addr.sun_path, argc, argv,
-			now < deadline ? (int)(deadline - now) : 0);
+	return control_exchange(fd, addr.sun_path, argc, argv, timeout_ms);
 }
 
 int control_exchange(int fd, const char *path, int argc, char **argv, int timeout_ms) {
