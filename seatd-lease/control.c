@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -289,31 +288,22 @@ bool control_daemon_running(const char *runtime_dir) {
 	return true;
 }
 
-static uint64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Reads until EOF into out: false when the deadline came first. */
 static bool read_reply(int fd, FILE *out, uint64_t deadline) {
 	char buf[4096];
 	for (;;) {
-		uint64_t now = now_ms();
+		uint64_t now = poller_now_ms();
 		if (now >= deadline) {
 			return false;
 		}
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		int r = poll(&pfd, 1, (int)(deadline - now));
-		if (r < 0 && errno == EINTR) {
+		ssize_t n = r > 0 ? read(fd, buf, sizeof(buf)) : r;
+		if (n < 0 && errno == EINTR) {
 			continue;
 		}
 		if (r == 0) {
 			return false;
-		}
-		ssize_t n = r > 0 ? read(fd, buf, sizeof(buf)) : -1;
-		if (n < 0 && errno == EINTR) {
-			continue;
 		}
 		/* An error ends the reply as EOF does: the caller finds it cut short. */
 		if (n <= 0) {
@@ -340,7 +330,7 @@ int control_request(const char *runtime_dir, int argc, char **argv, int timeout_
 }
 
 int control_exchange(int fd, const char *path, int argc, char **argv, int timeout_ms) {
-	uint64_t deadline = now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
 	char request[REQUEST_MAX];
 	size_t len = 0;
 	for (int i = 0; i < argc; i++) {

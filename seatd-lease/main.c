@@ -70,18 +70,13 @@ static int control_command(const char *config, int argc, char **argv) {
 	struct seatmap *map = seatmap_load(config, &env, &diags);
 	int status = control_request(map != NULL ? map->runtime_dir
 			: SEATMAP_DEFAULT_RUNTIME_DIR, argc, argv, CONTROL_REPLY_TIMEOUT_MS);
-	// A daemon on another runtime_dir is not found without the map: say why.
-	if (map == NULL && status == CONTROL_NO_DAEMON) {
-		for (size_t i = 0; i < diags.len; i++) {
-			if (diags.items[i].level == DIAG_ERROR) {
-				fprintf(stderr, "seatd-lease %s: looked in the default runtime_dir %s, "
-						"since the seat map gave none: %s%s%.0d: %s\n", argv[0],
-						SEATMAP_DEFAULT_RUNTIME_DIR, diags.items[i].file,
-						diags.items[i].line > 0 ? ":" : "", diags.items[i].line,
-						diags.items[i].message);
-				break;
-			}
-		}
+	/* A daemon on another runtime_dir is not found without the map: say why.
+	 * A NULL map is a file that could not be read, its error the last one. */
+	if (map == NULL && status == CONTROL_NO_DAEMON && diags.len > 0) {
+		const struct diag *why = &diags.items[diags.len - 1];
+		fprintf(stderr, "seatd-lease %s: looked in the default runtime_dir %s, since the "
+				"seat map gave none: %s: %s\n", argv[0], SEATMAP_DEFAULT_RUNTIME_DIR,
+				why->file, why->message);
 	}
 	diag_list_finish(&diags);
 	seatmap_free(map);
