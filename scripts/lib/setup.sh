@@ -22,11 +22,15 @@ die() {
 	exit 1
 }
 
+# A virtual or removed package reads as not installed: apt sorts it out.
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
 ensure_packages() {
 	local missing=() pkg
 	for pkg in $SEATD_LEASE_PACKAGES; do
-		# A virtual or removed package reads as not installed: apt sorts it out.
-		if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+		if ! installed "$pkg"; then
 			missing+=("$pkg")
 		fi
 	done
@@ -46,8 +50,7 @@ ensure_packages() {
 ensure_guest_debs() {
 	local dir=$1 pkg missing=
 	for pkg in $SEATD_LEASE_GUEST_PACKAGES; do
-		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
-			missing=1
+		installed "$pkg" || missing=1
 	done
 	[ -z "$missing" ] && return 0
 	if [ "$(id -u)" -ne 0 ]; then
