@@ -1,6 +1,7 @@
 """Running seatd-lease in the rig's guest: seat maps, the supervisor as a
 background process, and waiting on what it logs."""
 
+import json
 import os
 import re
 import shlex
@@ -23,6 +24,19 @@ def setup_users(rig, users):
     for user in users:
         rig.run("id {0} >/dev/null 2>&1 || useradd -m -d /tmp/home/{0} -s /bin/sh {0}"
                 .format(user))
+
+
+def assert_head(rig, head, colour, timeout=20):
+    """Head shows colour (90% of its picture) within timeout s."""
+    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
+    assert picture.share(rigmod.colour(colour)) >= 0.9, \
+        "head %d shows %s, not %s" % (head, picture.dominant(), colour)
+
+
+def status_json(rig):
+    """`seatd-lease status --json`'s seats, by name."""
+    out = rig.run("%s -c %s status --json" % (BIN, CONFIG)).stdout
+    return {s["name"]: s for s in json.loads(out)["seats"]}
 
 
 def install_units(rig):

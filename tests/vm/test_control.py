@@ -2,7 +2,6 @@
 (status, start, stop, restart, reload) and its permissions, SIGHUP, and the
 sd_notify messages a Type=notify unit gets."""
 
-import json
 import os
 import re
 import time
@@ -10,8 +9,8 @@ import time
 import pytest
 
 import rig as rigmod
-from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, event_node,
-                   seat_map, setup_users)
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, assert_head,
+                   event_node, seat_map, setup_users, status_json)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOCKET = RUNTIME_DIR + "/control"
@@ -43,17 +42,6 @@ def ctl(rig, args, user=None):
     if user is not None:
         cmd = "su -s /bin/sh %s -c '%s'" % (user, cmd)
     return rig.run(cmd, check=False)
-
-
-def status_json(rig):
-    r = ctl(rig, "status --json")
-    assert r.status == 0, r.stderr
-    return {s["name"]: s for s in json.loads(r.stdout)["seats"]}
-
-
-def assert_head(rig, head, colour, timeout=20):
-    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
-    assert picture.share(rigmod.colour(colour)) >= 0.9
 
 
 def test_status_shows_every_seat(rig):

@@ -7,14 +7,13 @@ guest as it found it (no seat process, empty runtime_dir, outputs back)."""
 
 import os
 import re
-import time
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import rig as rigmod
-from seatd import BIN, PRIMARY, SEAT_COLOURS, Supervisor, seat_map, setup_users
+from seatd import BIN, PRIMARY, SEAT_COLOURS, Supervisor, assert_head, seat_map, setup_users
 
 @pytest.fixture(scope="module")
 def rig():
@@ -29,12 +28,6 @@ def two_seats(**extra):
         dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
         dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1]),
     ], **extra)
-
-
-def assert_head(rig, head, colour, timeout=20):
-    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
-    assert picture.share(rigmod.colour(colour)) >= 0.9, \
-        "head %d shows %s, not %s" % (head, picture.dominant(), colour)
 
 
 def primary_outputs(rig):

@@ -7,7 +7,8 @@ import re
 import pytest
 
 import rig as rigmod
-from seatd import BIN, CONFIG, SEAT_COLOURS, Supervisor, seat_map, setup_users
+from seatd import (BIN, CONFIG, SEAT_COLOURS, Supervisor, assert_head, seat_map,
+                   setup_users)
 
 BLACK = "#000000"
 
@@ -23,12 +24,6 @@ def three_seats():
     return seat_map("drm", [
         dict(name="s%d" % (i + 1), outputs="Virtual-%d" % (i + 1), user="lab%d" % (i + 1),
              colour=SEAT_COLOURS[i]) for i in range(3)])
-
-
-def assert_head(rig, head, colour, timeout=20):
-    picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
-    assert picture.share(rigmod.colour(colour)) >= 0.9, \
-        "head %d shows %s, not %s" % (head, picture.dominant(), colour)
 
 
 def test_three_seats_on_three_heads(rig):
