@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+import accel
 import rig
 
 _failure_dirs = []
@@ -19,6 +20,11 @@ def guest(request):
     name = request.module.__name__.rpartition(".")[2]
     with rig.Rig(name, **getattr(request.module, "RIG", {})) as g:
         yield g
+
+
+def pytest_report_header(config):
+    # Said once per run: figures and timings under KVM and TCG differ tenfold.
+    return accel.describe()
 
 
 @pytest.hookimpl(hookwrapper=True)

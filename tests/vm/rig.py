@@ -30,6 +30,8 @@ import tempfile
 import time
 import zlib
 
+import accel
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 
@@ -371,14 +373,6 @@ class HotKeyboard:
         self.node = self.id_path = None
 
 
-def _kvm_usable():
-    try:
-        os.close(os.open("/dev/kvm", os.O_RDWR))
-        return True
-    except OSError:
-        return False
-
-
 def _die_with_parent():
     # QEMU must not outlive the test run, even one killed with SIGKILL.
     PR_SET_PDEATHSIG = 1
@@ -459,6 +453,10 @@ class Rig:
     def boot(self):
         global latest
         latest = self
+        try:
+            self.accel = accel.choice()
+        except accel.AccelError as e:
+            raise RigError(str(e)) from None
         version, vmlinuz = guest_kernel()
         initrd = initramfs(version)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -487,10 +485,6 @@ class Rig:
             raise
 
     def _qemu_command(self, vmlinuz, initrd, qmp_sock, agent_sock):
-        if _kvm_usable():
-            accel = ["-accel", "kvm", "-cpu", "host"]
-        else:
-            accel = ["-accel", "tcg,thread=multi", "-cpu", "max"]
         cmdline = ["console=ttyS0", "quiet", "loglevel=3", "panic=-1", "mitigations=off",
                    "tsc=reliable", "no_timer_check",
                    "rig.init=" + os.path.join(HERE, "guest-init"), "rig.share=" + self.share]
@@ -501,7 +495,7 @@ class Rig:
         # Without a QEMU display only head 1 would be connected.
         cmdline += ["video=Virtual-%d:%dx%de" % (h, HEAD_WIDTH, HEAD_HEIGHT)
                     for h in range(1, self.heads + 1)]
-        cmd = ["qemu-system-x86_64", *accel,
+        cmd = ["qemu-system-x86_64", *self.accel.args,
                "-machine", "q35,i8042=off",  # no PS/2 keyboard to take unbound input
                "-smp", "2", "-m", self.memory, "-nodefaults", "-no-reboot",
                "-display", "none", "-vga", "none", "-monitor", "none",
