@@ -7,16 +7,16 @@
 #include "ini-doc.h"
 
 /*
- * inih does the key/value parsing, but Debian builds it with a 200-byte line
- * buffer, `;`-only inline comments and no notion of quotes. So this reader
- * hands it one line at a time after checking the line's shape itself: long
- * values go to inih as continuation lines (which it supports), comments are
- * stripped here, and a malformed line becomes an error of ours and a blank
- * line for inih, so that every problem is reported with its own line number.
+ * inih does the key/value parsing and the continuation lines, but knows
+ * nothing of quotes or '#' comments, and Debian builds it with a fixed line
+ * buffer. So this reader hands it the file one physical line per call, after
+ * checking the line's shape itself: a comment is stripped, a key line loses
+ * its indentation (inih would take it for a continuation), and a malformed
+ * line becomes an error of ours and a blank line for inih, so that every
+ * problem is reported with its own line number. What inih gets is never
+ * longer than the line in the file, and a line longer than inih's buffer is
+ * an error naming it, not a truncated value.
  */
-
-/* inih's buffer is 200 bytes; keep room for "key=" and the terminator. */
-#define PIECE 150
 
 struct reader {
 	const char *name;
@@ -26,20 +26,19 @@ struct reader {
 	struct diag_list *diags;
 	struct ini_doc *doc;
 
-	/* The current physical line, cut into pieces for inih. */
-	char *pieces;
-	size_t n_pieces, next_piece;
 	bool in_bad_section;
 	bool have_key; /* a key line was seen in this section: continuations may follow */
-	bool continuing; /* the next handler call continues the last entry */
+	bool continuing; /* the line inih has now continues the last entry */
+	bool dropped; /* a line too long was left out: so are its continuations */
+	size_t value_len, value_cap; /* of the last entry's value, for continuations */
 	int syntax_errors;
 };
 
 /* Past this many malformed lines the file is not a seat map at all. */
 #define MAX_SYNTAX_ERRORS 10
 
-static void *xmalloc(size_t n) {
-	void *p = malloc(n);
+static void *xrealloc(void *p, size_t n) {
+	p = realloc(p, n);
 	if (p == NULL) {
 		abort();
 	}
@@ -58,11 +57,12 @@ static bool valid_key_char(char c) {
 	return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
 
-/* Strips a comment: # or ; at the start or after a blank. A backslash before
- * it keeps it as text. */
+/* Strips a comment: # or ; at the start or after a blank (as inih counts
+ * blanks, so that it finds no comment of its own). A backslash before it
+ * keeps it as text. */
 static size_t strip_comment(const char *s, size_t len) {
 	for (size_t i = 0; i < len; i++) {
-		if ((s[i] == '#' || s[i] == ';') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
+		if ((s[i] == '#' || s[i] == ';') && (i == 0 || isspace((unsigned char)s[i - 1]))) {
 			return i;
 		}
 	}
@@ -85,10 +85,7 @@ static void add_section(struct reader *r, const char *name, size_t len) {
 	struct ini_doc *doc = r->doc;
 	if (doc->n_sections == doc->cap) {
 		doc->cap = doc->cap ? doc->cap * 2 : 8;
-		doc->sections = realloc(doc->sections, doc->cap * sizeof(*doc->sections));
-		if (doc->sections == NULL) {
-			abort();
-		}
+		doc->sections = xrealloc(doc->sections, doc->cap * sizeof(*doc->sections));
 	}
 	doc->sections[doc->n_sections++] = (struct ini_section){
 		.name = xstrndup(name, len),
@@ -101,75 +98,9 @@ static bool valid_section_name(const char *s, size_t len) {
 	return len > 0 && len <= 64 && memchr(s, '[', len) == NULL && memchr(s, ']', len) == NULL;
 }
 
-/* Queues pieces for inih: "key=" + the value cut at blanks outside quotes
- * into pieces of at most PIECE bytes, each after the first as an indented
- * continuation line. */
-static bool queue_value(struct reader *r, const char *key, size_t klen, const char *val,
-		size_t vlen, bool continuation) {
-	/* Each piece: at most PIECE bytes of value, a key or a blank, a newline. */
-	size_t max_pieces = vlen / 16 + 2;
-	r->pieces = xmalloc(max_pieces * 200);
-	r->n_pieces = 0;
-	r->next_piece = 0;
-	size_t i = 0;
-	bool first = true;
-	do {
-		size_t end = vlen;
-		if (vlen - i > PIECE) {
-			/* The last blank outside quotes within the piece. */
-			end = 0;
-			char quote = 0;
-			for (size_t j = i; j < i + PIECE; j++) {
-				char c = val[j];
-				if (quote != 0) {
-					quote = c == quote ? 0 : quote;
-				} else if (c == '\\') {
-					j++;
-				} else if (c == '"' || c == '\'') {
-					quote = c;
-				} else if (c == ' ' || c == '\t') {
-					end = j;
-				}
-			}
-			if (end <= i) {
-				return false;
-			}
-		}
-		if (r->n_pieces == max_pieces) {
-			return false;
-		}
-		char *out = r->pieces + r->n_pieces * 200;
-		size_t n;
-		if (first && !continuation) {
-			memcpy(out, key, klen);
-			out[klen] = '=';
-			n = klen + 1;
-		} else {
-			out[0] = ' ';
-			n = 1;
-		}
-		memcpy(out + n, val + i, end - i);
-		n += end - i;
-		out[n++] = '\n';
-		out[n] = '\0';
-		r->n_pieces++;
-		first = false;
-		i = end;
-		while (i < vlen && (val[i] == ' ' || val[i] == '\t')) {
-			i++;
-		}
-	} while (i < vlen);
-	return true;
-}
-
-static void free_pieces(struct reader *r) {
-	free(r->pieces);
-	r->pieces = NULL;
-	r->n_pieces = r->next_piece = 0;
-}
-
-/* Turns the next physical line into pieces; returns false at the end. */
-static bool next_line(struct reader *r) {
+/* The next physical line, without its newline (and the BOM on line 1);
+ * false at the end, or when the file is plainly not a seat map. */
+static bool take_line(struct reader *r, const char **line, size_t *len) {
 	if (r->pos >= r->len) {
 		return false;
 	}
@@ -181,61 +112,68 @@ static bool next_line(struct reader *r) {
 	}
 	const char *s = r->text + r->pos;
 	const char *nl = memchr(s, '\n', r->len - r->pos);
-	size_t len = nl ? (size_t)(nl - s) : r->len - r->pos;
-	r->pos += len + (nl != NULL);
+	size_t n = nl ? (size_t)(nl - s) : r->len - r->pos;
+	r->pos += n + (nl != NULL);
 	r->line++;
-	r->continuing = false;
-
-	if (r->line == 1 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+	if (r->line == 1 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
 		s += 3;
-		len -= 3;
+		n -= 3;
 	}
-	if (len > INI_DOC_MAX_LINE) {
+	*line = s;
+	*len = n;
+	return true;
+}
+
+/* A section header, body[0] == '['. Returns how much of body inih gets. */
+static size_t section_line(struct reader *r, const char *body, size_t blen) {
+	r->have_key = false;
+	r->dropped = false;
+	if (body[blen - 1] != ']') {
 		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-				"line is %zu bytes long; a line may be at most %d bytes "
-				"(continue a long value on the next lines, each indented)",
-				len, INI_DOC_MAX_LINE);
-		return true;
+				"section header has no closing ']'; write e.g. [seat:lab-1]");
+		r->in_bad_section = true;
+		return 0;
 	}
-	len = rtrim(s, strip_comment(s, len));
-	size_t indent = 0;
-	while (indent < len && (s[indent] == ' ' || s[indent] == '\t')) {
-		indent++;
+	const char *name = body + 1;
+	size_t nlen = blen - 2;
+	while (nlen > 0 && isspace((unsigned char)*name)) {
+		name++;
+		nlen--;
 	}
-	const char *body = s + indent;
-	size_t blen = len - indent;
-	if (blen == 0) {
-		return true;
+	nlen = rtrim(name, nlen);
+	if (!valid_section_name(name, nlen)) {
+		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
+				"'[%.*s]' is not a section header; write [general], [seat:*] "
+				"or [seat:NAME]", (int)(nlen > 80 ? 80 : nlen), name);
+		r->in_bad_section = true;
+		return 0;
 	}
+	r->in_bad_section = false;
+	add_section(r, name, nlen);
+	return blen;
+}
 
-	if (body[0] == '[') {
-		r->have_key = false;
-		if (body[blen - 1] != ']') {
-			diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-					"section header has no closing ']'; write e.g. [seat:lab-1]");
-			r->in_bad_section = true;
-			return true;
-		}
-		const char *name = body + 1;
-		size_t nlen = blen - 2;
-		while (nlen > 0 && isspace((unsigned char)*name)) {
-			name++;
-			nlen--;
-		}
-		nlen = rtrim(name, nlen);
-		if (!valid_section_name(name, nlen)) {
-			diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-					"'[%.*s]' is not a section header; write [general], [seat:*] "
-					"or [seat:NAME]", (int)(nlen > 80 ? 80 : nlen), name);
-			r->in_bad_section = true;
-			return true;
-		}
-		r->in_bad_section = false;
-		add_section(r, name, nlen);
-		return true;
+static void not_a_setting(struct reader *r, const char *body, size_t blen) {
+	const char *eqp = memchr(body, '=', blen);
+	if (eqp != NULL) {
+		size_t shown = (size_t)(eqp - body);
+		shown = rtrim(body, shown > 60 ? 60 : shown);
+		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
+				"'%.*s' is not a key name; keys are letters, digits, '_' and '-', "
+				"as in 'restart = always'", (int)shown, body);
+	} else {
+		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
+				"'%.*s%s' is neither a section header nor a setting; write "
+				"[section] or key = value", (int)(blen > 60 ? 60 : blen), body,
+				blen > 60 ? "..." : "");
 	}
+	r->syntax_errors++;
+}
 
-	/* An indented line continues the last key, unless it is a key line itself. */
+/* A line that is not a section header: a key line, a continuation or an
+ * error. Returns how much of it inih gets: the key line without its
+ * indentation, or the continuation with one blank of it. */
+static size_t setting_line(struct reader *r, const char *body, size_t blen, bool indented) {
 	size_t k = 0;
 	while (k < blen && valid_key_char(body[k])) {
 		k++;
@@ -246,84 +184,105 @@ static bool next_line(struct reader *r) {
 	}
 	bool key_line = k > 0 && eq < blen && body[eq] == '=';
 	if (r->in_bad_section) {
-		return true;
+		return 0;
 	}
-	if (!key_line && indent > 0 && r->have_key) {
-		if (!queue_value(r, NULL, 0, body, blen, true)) {
-			diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-					"a word on this line is longer than %d bytes", PIECE);
-		}
-		return true;
+	/* An indented line continues the last key, unless it is a key line itself. */
+	if (!key_line && indented && (r->have_key || r->dropped)) {
+		r->continuing = !r->dropped;
+		return r->continuing ? blen + 1 : 0;
 	}
 	if (!key_line) {
-		const char *eqp = memchr(body, '=', blen);
-		if (eqp != NULL) {
-			size_t shown = (size_t)(eqp - body);
-			shown = rtrim(body, shown > 60 ? 60 : shown);
-			diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-					"'%.*s' is not a key name; keys are letters, digits, '_' and '-', "
-					"as in 'restart = always'", (int)shown, body);
-		} else {
-			diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-					"'%.*s%s' is neither a section header nor a setting; write "
-					"[section] or key = value", (int)(blen > 60 ? 60 : blen), body,
-					blen > 60 ? "..." : "");
-		}
-		r->syntax_errors++;
-		return true;
+		not_a_setting(r, body, blen);
+		return 0;
 	}
+	r->have_key = false;
+	r->dropped = false;
 	if (current_section(r) == NULL) {
 		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
 				"'%.*s' comes before any section; put it under [general] or a [seat:NAME]",
 				(int)k, body);
-		return true;
+		return 0;
 	}
-	if (k > 48) {
+	if (k > INI_DOC_MAX_KEY) {
 		diag_add(r->diags, DIAG_ERROR, r->name, r->line, "key '%.*s...' is too long to be a key",
 				40, body);
-		return true;
-	}
-	const char *val = body + eq + 1;
-	size_t vlen = blen - eq - 1;
-	while (vlen > 0 && (*val == ' ' || *val == '\t')) {
-		val++;
-		vlen--;
+		return 0;
 	}
 	r->have_key = true;
-	if (!queue_value(r, body, k, val, vlen, false)) {
-		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
-				"a word on this line is longer than %d bytes", PIECE);
+	return blen;
+}
+
+/* What inih may read from a line of num bytes: inih's own rule is three
+ * bytes for "\r\n" and the terminator. */
+static size_t line_limit(int num) {
+	size_t room = num > 3 ? (size_t)num - 3 : 0;
+	return room < INI_DOC_MAX_LINE ? room : INI_DOC_MAX_LINE;
+}
+
+/* Checks one physical line and writes what inih is to parse of it to out,
+ * which has room for its length and a terminator. */
+static void shape_line(struct reader *r, const char *s, size_t len, char *out) {
+	len = rtrim(s, strip_comment(s, len));
+	size_t indent = 0;
+	while (indent < len && (s[indent] == ' ' || s[indent] == '\t')) {
+		indent++;
 	}
-	return true;
+	const char *body = s + indent;
+	size_t blen = len - indent;
+	size_t n = 0;
+	if (blen > 0 && body[0] == '[') {
+		n = section_line(r, body, blen);
+		memcpy(out, body, n);
+	} else if (blen > 0) {
+		n = setting_line(r, body, blen, indent > 0);
+		if (r->continuing) {
+			out[0] = ' ';
+			memcpy(out + 1, body, blen);
+		} else {
+			memcpy(out, body, n);
+		}
+	}
+	out[n] = '\0';
 }
 
 static char *reader_fn(char *str, int num, void *stream) {
 	struct reader *r = stream;
-	while (r->next_piece >= r->n_pieces) {
-		free_pieces(r);
-		if (!next_line(r)) {
-			return NULL;
-		}
-		if (r->n_pieces == 0) {
-			/* Nothing for inih on this line; keep its line count in step. */
-			if (num < 2) {
-				return NULL;
-			}
-			str[0] = '\n';
-			str[1] = '\0';
-			return str;
-		}
+	const char *s;
+	size_t len;
+	if (num < 1 || !take_line(r, &s, &len)) {
+		return NULL;
 	}
-	const char *piece = r->pieces + r->next_piece * 200;
-	r->continuing = r->next_piece > 0 || piece[0] == ' ';
-	r->next_piece++;
-	size_t n = strlen(piece);
-	if ((size_t)num <= n) {
-		/* Cannot happen with inih's 200-byte buffer and PIECE; fail loudly. */
-		abort();
+	r->continuing = false;
+	size_t limit = line_limit(num);
+	if (len > limit) {
+		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
+				"line is %zu bytes long; a line may be at most %zu bytes "
+				"(continue a long value on the next lines, each indented)", len, limit);
+		r->dropped = true;
+		str[0] = '\0';
+	} else {
+		shape_line(r, s, len, str);
 	}
-	memcpy(str, piece, n + 1);
 	return str;
+}
+
+/* Appends a continuation to the last entry's value, one blank between;
+ * the buffer doubles, so a long value costs linear time. */
+static void continue_value(struct reader *r, struct ini_entry *e, const char *value) {
+	size_t add = strlen(value);
+	if (add == 0) {
+		return;
+	}
+	size_t need = r->value_len + (r->value_len > 0) + add + 1;
+	if (need > r->value_cap) {
+		r->value_cap = need > 2 * r->value_cap ? need : 2 * r->value_cap;
+		e->value = xrealloc(e->value, r->value_cap);
+	}
+	if (r->value_len > 0) {
+		e->value[r->value_len++] = ' ';
+	}
+	memcpy(e->value + r->value_len, value, add + 1);
+	r->value_len += add;
 }
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
@@ -334,29 +293,18 @@ static int handler(void *user, const char *section, const char *name, const char
 		return 1;
 	}
 	if (r->continuing && sec->n_entries > 0) {
-		struct ini_entry *e = &sec->entries[sec->n_entries - 1];
-		size_t old = strlen(e->value), add = strlen(value);
-		char *joined = xmalloc(old + add + 2);
-		memcpy(joined, e->value, old);
-		size_t n = old;
-		if (old > 0 && add > 0) {
-			joined[n++] = ' ';
-		}
-		memcpy(joined + n, value, add + 1);
-		free(e->value);
-		e->value = joined;
+		continue_value(r, &sec->entries[sec->n_entries - 1], value);
 		return 1;
 	}
 	if (sec->n_entries == sec->cap) {
 		sec->cap = sec->cap ? sec->cap * 2 : 8;
-		sec->entries = realloc(sec->entries, sec->cap * sizeof(*sec->entries));
-		if (sec->entries == NULL) {
-			abort();
-		}
+		sec->entries = xrealloc(sec->entries, sec->cap * sizeof(*sec->entries));
 	}
+	r->value_len = strlen(value);
+	r->value_cap = r->value_len + 1;
 	sec->entries[sec->n_entries++] = (struct ini_entry){
 		.key = xstrndup(name, strlen(name)),
-		.value = xstrndup(value, strlen(value)),
+		.value = xstrndup(value, r->value_len),
 		.line = r->line,
 	};
 	return 1;
@@ -397,10 +345,18 @@ void ini_doc_parse(const char *name, const char *text, size_t len, struct ini_do
 		.diags = diags,
 		.doc = doc,
 	};
+#if HAVE_INI_MAX_LINE_VAR
+	/* Debian's inih sizes its line buffer by this variable: room for the
+	 * longest line seats.ini(5) allows. */
+	int saved_max_line = ini_max_line;
+	ini_max_line = INI_DOC_MAX_LINE + 3;
+#endif
 	/* Every malformed line was turned into a diagnostic and a blank line, so
 	 * inih's own error return has nothing left to report. */
 	ini_parse_stream(reader_fn, &r, handler, &r);
-	free_pieces(&r);
+#if HAVE_INI_MAX_LINE_VAR
+	ini_max_line = saved_max_line;
+#endif
 }
 
 void ini_doc_finish(struct ini_doc *doc) {

@@ -29,8 +29,11 @@ struct ini_doc {
 	size_t n_sections, cap;
 };
 
-/* The longest line accepted, and the largest file. */
+/* The longest line accepted (or less, if inih's buffer is smaller: the
+ * error then names its size), the longest key name (inih keeps 49 bytes of
+ * one for its continuation lines), and the largest file. */
 #define INI_DOC_MAX_LINE 4096
+#define INI_DOC_MAX_KEY 48
 #define INI_DOC_MAX_FILE (16 * 1024 * 1024)
 
 void ini_doc_parse(const char *name, const char *text, size_t len, struct ini_doc *doc,

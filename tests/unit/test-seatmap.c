@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ini-doc.h"
 #include "seatmap.h"
 
 static const struct seatmap_env pure = {.display = ":0"};
@@ -152,6 +153,159 @@ static void long_lines_arrive_whole(void **state) {
 	seatmap_free(map);
 }
 
+/* The errors of text (NULL: none wanted) as one string, for assertions on
+ * the exact messages; caller frees. */
+static char *errors_of(const char *text, size_t len) {
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, len, &pure, &diags);
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *f = open_memstream(&out, &outlen);
+	assert_non_null(f);
+	for (size_t i = 0; i < diags.len; i++) {
+		if (diags.items[i].level == DIAG_ERROR) {
+			fprintf(f, "%d: %s\n", diags.items[i].line, diags.items[i].message);
+		}
+	}
+	fclose(f);
+	diag_list_finish(&diags);
+	seatmap_free(map);
+	return out;
+}
+
+static char *repeat(char c, size_t n) {
+	char *s = malloc(n + 1);
+	assert_non_null(s);
+	memset(s, c, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* Issue 12, finding 4: a 48-byte key with a 150-byte value made a 200-byte
+ * line for inih's buffer, and the reader called abort(). */
+static void a_long_key_and_value_are_read_not_aborted(void **state) {
+	(void)state;
+	char *key = repeat('k', 48), *value = repeat('v', 150);
+	char text[1024];
+	int n = snprintf(text, sizeof(text), "[seat:a]\noutputs = A\nuser = u\n%s = %s\n", key, value);
+	char *errors = errors_of(text, (size_t)n);
+	char want[256];
+	snprintf(want, sizeof(want), "4: unknown key '%s' in [seat:a]; see seats.ini(5) for the "
+			"keys\n", key);
+	assert_string_equal(errors, want);
+	free(errors);
+	free(key);
+	free(value);
+}
+
+/* Every key length around inih's 49-byte name buffer, with values around
+ * its 200-byte line buffer and the 4096-byte limit: read or refused with an
+ * error on the line, never a crash. */
+static void long_line_shapes_never_abort(void **state) {
+	(void)state;
+	static const size_t values[] = {0, 1, 100, 145, 146, 147, 148, 149, 150, 151, 152,
+		196, 197, 198, 199, 200, 201, 4000, 4040, 4050, 4095, 4096, 4097, 9000};
+	char *text = malloc(16384);
+	assert_non_null(text);
+	for (size_t k = 1; k <= 60; k++) {
+		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+			char *key = repeat('k', k), *value = repeat('v', values[v]);
+			int n = snprintf(text, 16384, "[seat:a]\noutputs = A\nuser = u\n"
+					"%s = %s\n    %s\n", key, value, value);
+			char *errors = errors_of(text, (size_t)n);
+			/* Every error is about line 4 or 5, the long ones. */
+			for (const char *e = errors; *e != '\0'; e = strchr(e, '\n') + 1) {
+				if (strncmp(e, "4: ", 3) != 0 && strncmp(e, "5: ", 3) != 0) {
+					fail_msg("key %zu, value %zu: %s", k, values[v], errors);
+				}
+			}
+			free(errors);
+			free(key);
+			free(value);
+		}
+	}
+	free(text);
+}
+
+#if HAVE_INI_MAX_LINE_VAR
+/* What seats.ini(5) promises: lines of up to 4096 bytes, words of any length
+ * within them, and one error naming a longer line. */
+static void lines_up_to_the_limit_are_whole(void **state) {
+	(void)state;
+	char *word = repeat('x', 4000);
+	size_t len = strlen("session = /bin/") + 4000;
+	char *text = malloc(len + 4096);
+	assert_non_null(text);
+	int n = sprintf(text, "[seat:*]\nsession = /bin/%s\n    -title %s\n[seat:a]\n"
+			"outputs = A\nuser = u\n[seat:b]\noutputs = B\nuser = u\n", word, word);
+	struct seatmap *map = load_ok(text);
+	for (size_t i = 0; i < 2; i++) {
+		/* [seat:*] defaults, continuation and all, reach every seat. */
+		char **session = map->seats[i].session;
+		assert_int_equal(strlen(session[0]), 4005);
+		assert_string_equal(session[1], "-title");
+		assert_int_equal(strlen(session[2]), 4000);
+		assert_null(session[3]);
+	}
+	seatmap_free(map);
+
+	char *line = repeat('x', INI_DOC_MAX_LINE - strlen("session = /"));
+	n = sprintf(text, "[seat:a]\noutputs = A\nuser = u\nsession = /%s\n", line);
+	map = load_ok(text);
+	assert_int_equal(strlen(map->seats[0].session[0]), INI_DOC_MAX_LINE - 10);
+	seatmap_free(map);
+
+	/* One byte more: one error, and its continuations are left out quietly. */
+	n = sprintf(text, "[seat:a]\noutputs = A\nuser = u\nsession = /%sy\n    -a\n\t-b\n", line);
+	char *errors = errors_of(text, (size_t)n);
+	assert_string_equal(errors, "4: line is 4097 bytes long; a line may be at most 4096 "
+			"bytes (continue a long value on the next lines, each indented)\n");
+	free(errors);
+	free(line);
+	free(word);
+	free(text);
+}
+#endif
+
+/* Shapes the old reader cut into pieces: CRLF ends, a long comment, a long
+ * section name, a long run of continuation lines. */
+static void other_line_shapes(void **state) {
+	(void)state;
+	struct seatmap *map = load_ok("[seat:a]\r\noutputs = A B\r\n  C\r\nuser = u\r\n");
+	assert_int_equal(map->seats[0].n_outputs, 3);
+	assert_string_equal(map->seats[0].user, "u");
+	seatmap_free(map);
+
+	char *comment = repeat('c', 3000);
+	char text[8192];
+	snprintf(text, sizeof(text), "# %s\n[seat:a]\noutputs = A ; %s\nuser = u # %s\n",
+			comment, comment, comment);
+	map = load_ok(text);
+	assert_string_equal(map->seats[0].outputs[0], "A");
+	seatmap_free(map);
+
+	int n = snprintf(text, sizeof(text), "[seat:%s]\n", comment);
+	char *errors = errors_of(text, (size_t)n);
+	assert_non_null(strstr(errors, "1: '[seat:ccccc"));
+	assert_non_null(strstr(errors, "is not a section header"));
+	free(errors);
+	free(comment);
+
+	/* 20000 continuation lines: one value, in linear time. */
+	size_t cap = 20000 * 10 + 64, len = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	len += (size_t)sprintf(big, "[seat:a]\nuser = u\noutputs = O0\n");
+	for (int i = 1; i < 20000; i++) {
+		len += (size_t)sprintf(big + len, "  O%d\n", i);
+	}
+	map = load_ok(big);
+	assert_int_equal(map->seats[0].n_outputs, 20000);
+	assert_string_equal(map->seats[0].outputs[19999], "O19999");
+	seatmap_free(map);
+	free(big);
+}
+
 static void every_problem_is_reported(void **state) {
 	/* Four independent problems: four errors, not just the first. */
 	size_t n = load_errors(
@@ -284,6 +438,12 @@ int main(void) {
 		cmocka_unit_test(auto_displays_skip_taken_ones),
 		cmocka_unit_test(comments_quotes_and_continuations),
 		cmocka_unit_test(long_lines_arrive_whole),
+		cmocka_unit_test(a_long_key_and_value_are_read_not_aborted),
+		cmocka_unit_test(long_line_shapes_never_abort),
+#if HAVE_INI_MAX_LINE_VAR
+		cmocka_unit_test(lines_up_to_the_limit_are_whole),
+#endif
+		cmocka_unit_test(other_line_shapes),
 		cmocka_unit_test(every_problem_is_reported),
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
