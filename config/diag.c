@@ -13,13 +13,77 @@ static void *xrealloc(void *p, size_t size) {
 	return q;
 }
 
-void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
-		const char *fmt, ...) {
+static void count_more(struct diag_list *list, enum diag_level level) {
+	if (level == DIAG_ERROR) {
+		list->more_errors++;
+	} else {
+		list->more_warnings++;
+	}
+}
+
+bool diag_wanted(const struct diag_list *list, int line) {
+	return list->len < DIAG_MAX_KEPT || line < list->items[list->len - 1].line;
+}
+
+void diag_count(struct diag_list *list, enum diag_level level) {
+	if (level == DIAG_ERROR) {
+		list->errors++;
+	} else {
+		list->warnings++;
+	}
+	count_more(list, level);
+}
+
+/* Where a diagnostic of line goes among the kept ones: after every one of
+ * the same line or before, so that equal lines keep the order found. */
+static size_t insert_position(const struct diag_list *list, int line) {
+	size_t lo = 0, hi = list->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (list->items[mid].line <= line) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* Makes room for one more kept diagnostic at pos; false if it is not to be
+ * kept (DIAG_MAX_KEPT earlier ones are). */
+static bool make_room(struct diag_list *list, size_t pos) {
+	if (list->len == DIAG_MAX_KEPT) {
+		if (pos == list->len) {
+			return false;
+		}
+		/* The last kept one gives way: it is later in the file. */
+		struct diag *last = &list->items[--list->len];
+		count_more(list, last->level);
+		free(last->file);
+		free(last->message);
+	}
 	if (list->len == list->cap) {
 		list->cap = list->cap ? list->cap * 2 : 16;
 		list->items = xrealloc(list->items, list->cap * sizeof(*list->items));
 	}
-	struct diag *d = &list->items[list->len++];
+	memmove(&list->items[pos + 1], &list->items[pos], (list->len - pos) * sizeof(*list->items));
+	list->len++;
+	return true;
+}
+
+void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
+		const char *fmt, ...) {
+	size_t pos = insert_position(list, line);
+	if (!make_room(list, pos)) {
+		diag_count(list, level);
+		return;
+	}
+	if (level == DIAG_ERROR) {
+		list->errors++;
+	} else {
+		list->warnings++;
+	}
+	struct diag *d = &list->items[pos];
 	d->level = level;
 	d->file = strdup(file ? file : "");
 	d->line = line;
@@ -34,33 +98,31 @@ void diag_add(struct diag_list *list, enum diag_level level, const char *file, i
 	}
 }
 
-static size_t count(const struct diag_list *list, enum diag_level level) {
-	size_t n = 0;
-	for (size_t i = 0; i < list->len; i++) {
-		n += list->items[i].level == level;
-	}
-	return n;
-}
-
 size_t diag_errors(const struct diag_list *list) {
-	return count(list, DIAG_ERROR);
+	return list->errors;
 }
 
 size_t diag_warnings(const struct diag_list *list) {
-	return count(list, DIAG_WARNING);
+	return list->warnings;
 }
 
-void diag_print(struct diag_list *list, FILE *out) {
-	/* Insertion sort: stable, and lists are short. */
-	for (size_t i = 1; i < list->len; i++) {
-		struct diag d = list->items[i];
-		size_t j = i;
-		while (j > 0 && list->items[j - 1].line > d.line) {
-			list->items[j] = list->items[j - 1];
-			j--;
-		}
-		list->items[j] = d;
+static void print_more(const struct diag_list *list, FILE *out) {
+	if (list->more_errors + list->more_warnings == 0) {
+		return;
 	}
+	const char *file = list->len > 0 ? list->items[0].file : "";
+	fprintf(out, "%s: ... and %zu more", file, list->more_errors + list->more_warnings);
+	if (list->more_errors > 0 && list->more_warnings > 0) {
+		fprintf(out, " (%zu errors, %zu warnings)", list->more_errors, list->more_warnings);
+	} else {
+		fprintf(out, " %s%s", list->more_errors > 0 ? "error" : "warning",
+				list->more_errors + list->more_warnings == 1 ? "" : "s");
+	}
+	fprintf(out, " after line %d; fix these first, then check again\n",
+			list->items[list->len - 1].line);
+}
+
+void diag_print(const struct diag_list *list, FILE *out) {
 	for (size_t i = 0; i < list->len; i++) {
 		const struct diag *d = &list->items[i];
 		const char *level = d->level == DIAG_ERROR ? "error" : "warning";
@@ -70,6 +132,7 @@ void diag_print(struct diag_list *list, FILE *out) {
 			fprintf(out, "%s: %s: %s\n", d->file, level, d->message);
 		}
 	}
+	print_more(list, out);
 }
 
 void diag_list_finish(struct diag_list *list) {

@@ -1,13 +1,18 @@
 #ifndef SEATD_LEASE_DIAG_H
 #define SEATD_LEASE_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 /*
- * Problems found in a seat map, kept so that every one of them can be shown
- * at once, in file order, as FILE:LINE: error: message.
+ * Problems found in a seat map, kept so that they can be shown at once, in
+ * file order, as FILE:LINE: error: message. A list keeps the first
+ * DIAG_MAX_KEPT in file order and only counts the others: a huge broken
+ * file costs neither the memory nor the time of a million messages.
  */
+
+#define DIAG_MAX_KEPT 100
 
 enum diag_level {
 	DIAG_ERROR,
@@ -22,19 +27,27 @@ struct diag {
 };
 
 struct diag_list {
-	struct diag *items;
+	struct diag *items; /* the kept ones, sorted by line, then in the order found */
 	size_t len, cap;
+	size_t errors, warnings; /* all that were added, kept or not */
+	size_t more_errors, more_warnings; /* added but not kept */
 };
 
 __attribute__((format(printf, 5, 6)))
 void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
 		const char *fmt, ...);
 
+/* Whether a diagnostic on line would be kept. If not, a caller may skip the
+ * work of its message and only count it. */
+bool diag_wanted(const struct diag_list *list, int line);
+void diag_count(struct diag_list *list, enum diag_level level);
+
 size_t diag_errors(const struct diag_list *list);
 size_t diag_warnings(const struct diag_list *list);
 
-/* Sorted by line, then in the order found. */
-void diag_print(struct diag_list *list, FILE *out);
+/* Sorted by line, then in the order found; then a line counting the ones
+ * not kept, if any. */
+void diag_print(const struct diag_list *list, FILE *out);
 
 void diag_list_finish(struct diag_list *list);
 

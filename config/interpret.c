@@ -26,6 +26,10 @@ static void error(struct ctx *c, int line, const char *fmt, ...) {
 	if (c->diags == NULL) {
 		return;
 	}
+	if (!diag_wanted(c->diags, line)) {
+		diag_count(c->diags, DIAG_ERROR);
+		return;
+	}
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
@@ -293,6 +297,10 @@ static const char *scope_name(unsigned scope) {
 static bool key_allowed(struct ctx *c, const struct ini_section *sec, size_t idx, unsigned scope) {
 	const struct ini_entry *e = &sec->entries[idx];
 	const struct key_info *info = seatmap_key_lookup(e->key);
+	if (info == NULL && c->diags != NULL && !diag_wanted(c->diags, e->line)) {
+		diag_count(c->diags, DIAG_ERROR); /* spare the suggestion */
+		return false;
+	}
 	if (info == NULL) {
 		const char *candidates[32];
 		size_t n = 0;

@@ -17,6 +17,10 @@
 __attribute__((format(printf, 5, 6)))
 static void report(struct diag_list *diags, enum diag_level level, const struct seatmap *map,
 		int line, const char *fmt, ...) {
+	if (!diag_wanted(diags, line)) {
+		diag_count(diags, level);
+		return;
+	}
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);

@@ -37,6 +37,21 @@ long-line)
 	{ printf '[general]\ndisplay = :0\nrestart = '; head -c 10485760 /dev/zero | tr '\0' 'x'; printf '\n\n%s\n' "$seat"; } >long.ini
 	expect_error long.ini "long.ini:3: error: line is 10485770 bytes long; a line may be at most 4096 bytes (continue a long value on the next lines, each indented)"
 	;;
+many-errors)
+	# 200000 bad lines: the first 100 errors in file order, then a count.
+	{ printf '[general]\ndisplay = :0\n\n%s\n' "$seat"; yes 'bogus = 1' | head -n 200000; } >many.ini
+	env -u DISPLAY -u XAUTHORITY "$bin" check many.ini >/dev/null 2>err
+	status=$?
+	want_more="many.ini: ... and 199900 more errors after line 107; fix these first, then check again"
+	if [ "$status" -ne 1 ] || [ "$(wc -l <err)" -ne 102 ] ||
+			[ "$(sed -n 1p err)" != "many.ini:8: error: unknown key 'bogus' in [seat:a]; see seats.ini(5) for the keys" ] ||
+			[ "$(sed -n 101p err)" != "$want_more" ] ||
+			[ "$(sed -n 102p err)" != "many.ini: 200000 errors; nothing was started" ]; then
+		echo "FAIL: check many.ini exited $status, printed $(wc -l <err) lines:"; head -3 err; echo ...; tail -3 err
+		echo "want 100 errors, then: $want_more"; exit 1
+	fi
+	echo "ok: $want_more"
+	;;
 xserver-setuid | xserver-setgid)
 	need_root
 	cp /bin/true xorg

@@ -411,6 +411,39 @@ static void general_changes_a_reload_refuses(void **state) {
 	seatmap_free(same);
 }
 
+/* Issue 12, finding 13: a million diagnostics took 240 MB. The first 100 in
+ * file order are kept, whatever order they are found in; the rest counted. */
+static void diagnostics_are_capped_in_file_order(void **state) {
+	(void)state;
+	struct diag_list diags = {0};
+	for (int line = 100000; line >= 1; line--) {
+		diag_add(&diags, line % 10 == 0 ? DIAG_WARNING : DIAG_ERROR, "t.ini", line,
+				"problem %d", line);
+	}
+	diag_add(&diags, DIAG_ERROR, "t.ini", 0, "about the whole file");
+	assert_int_equal(diag_errors(&diags), 90001);
+	assert_int_equal(diag_warnings(&diags), 10000);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	diag_print(&diags, f);
+	fclose(f);
+	size_t lines = 0;
+	for (const char *p = out; (p = strchr(p, '\n')) != NULL; p++) {
+		lines++;
+	}
+	assert_int_equal(lines, 101);
+	assert_true(strncmp(out, "t.ini: error: about the whole file\nt.ini:1: error: problem 1\n",
+			61) == 0);
+	assert_non_null(strstr(out, "t.ini:99: error: problem 99\n"));
+	assert_null(strstr(out, "t.ini:100: "));
+	assert_non_null(strstr(out, "\nt.ini: ... and 99901 more (89910 errors, 9991 warnings) "
+			"after line 99; fix these first, then check again\n"));
+	free(out);
+	diag_list_finish(&diags);
+}
+
 static void hostile_text(void **state) {
 	/* Not a crash, and a bounded number of errors, whatever the bytes. */
 	char buf[4096];
@@ -448,6 +481,7 @@ int main(void) {
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(general_changes_a_reload_refuses),
+		cmocka_unit_test(diagnostics_are_capped_in_file_order),
 		cmocka_unit_test(hostile_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
