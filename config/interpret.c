@@ -73,9 +73,9 @@ static bool apply_policy(struct ctx *c, struct seat_policy *p, const struct ini_
 	if (strcmp(e->key, "restart") == 0) {
 		ok = parse_restart_policy(e->value, &p->restart, err, sizeof(err));
 	} else if (strcmp(e->key, "restart_delay") == 0) {
-		ok = parse_duration(e->value, &p->restart_delay_ms, err, sizeof(err));
+		ok = parse_restart_delay(e->value, &p->restart_delay_ms, err, sizeof(err));
 	} else if (strcmp(e->key, "restart_delay_max") == 0) {
-		ok = parse_duration(e->value, &p->restart_delay_max_ms, err, sizeof(err));
+		ok = parse_restart_delay(e->value, &p->restart_delay_max_ms, err, sizeof(err));
 	} else if (strcmp(e->key, "start_limit") == 0) {
 		ok = parse_start_limit(e->value, &p->start_limit_burst,
 				&p->start_limit_interval_ms, err, sizeof(err));

@@ -133,6 +133,19 @@ bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen) {
 	return fail(err, errlen, "unknown unit in duration '%s'; use ms, s, min or h (e.g. 2s)", text);
 }
 
+bool parse_restart_delay(const char *text, uint64_t *ms, char *err, size_t errlen) {
+	uint64_t value;
+	if (!parse_duration(text, &value, err, errlen)) {
+		return false;
+	}
+	if (value == 0) {
+		return fail(err, errlen, "'%s' is shorter than 1ms; a restart waits at least 1ms "
+				"(e.g. 500ms; restart = never for no restart)", text);
+	}
+	*ms = value;
+	return true;
+}
+
 bool parse_display(const char *text, int *display, char *err, size_t errlen) {
 	if (text[0] != ':' || !isdigit((unsigned char)text[1])) {
 		return fail(err, errlen, "'%s' is not a local display; write a colon and a number, "

@@ -19,6 +19,9 @@ void strv_free(char **words);
 
 /* 1500ms, 2s, 1min, 1h, or a bare number of seconds. */
 bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen);
+/* A restart back-off: a duration of at least 1ms (0 would arm no timer,
+ * and the seat would wait forever). */
+bool parse_restart_delay(const char *text, uint64_t *ms, char *err, size_t errlen);
 /* :N with N in 0..65535 (no host part: seats are local displays). */
 bool parse_display(const char *text, int *display, char *err, size_t errlen);
 /* BURST/INTERVAL, e.g. 5/60s. */

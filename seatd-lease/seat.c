@@ -131,7 +131,8 @@ static uint64_t backoff_delay(const struct seat *seat) {
 	for (unsigned i = 1; i < seat->consecutive_failures && delay < p->restart_delay_max_ms; i++) {
 		delay *= 2;
 	}
-	return delay < p->restart_delay_max_ms ? delay : p->restart_delay_max_ms;
+	delay = delay < p->restart_delay_max_ms ? delay : p->restart_delay_max_ms;
+	return delay > 0 ? delay : 1; /* 0 disarms the timer: the seat would wait forever */
 }
 
 /* Everything of the run is gone: decide what comes next. */

@@ -226,6 +226,26 @@ static void crash_loop_backs_off_then_fails(void **state) {
 	seat_finish(&seat);
 }
 
+/* Issue 12, finding 7: a back-off of 0 disarmed the timer, and the seat
+ * stayed in back-off for good. The map refuses it; the state machine still
+ * waits at least 1 ms whatever its config says. */
+static void zero_backoff_still_restarts(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	c.policy.restart_delay_ms = 0;
+	c.policy.restart_delay_max_ms = 0;
+	struct seat seat;
+	start(&seat, &c, &w, true);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 1);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_int_equal(w.timer, 1);
+	fire(&seat, &w);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(w.xservers, 2);
+	seat_finish(&seat);
+}
+
 static void backoff_is_capped(void **state) {
 	struct world w = {.lease_result = LEASE_OK};
 	struct seat_config c = make_config(RESTART_ALWAYS);
@@ -364,6 +384,7 @@ int main(void) {
 		cmocka_unit_test(session_failure_stops_xserver),
 		cmocka_unit_test(ready_timeout_is_a_failure),
 		cmocka_unit_test(stop_and_lessor_loss),
+		cmocka_unit_test(zero_backoff_still_restarts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,22 @@ static void durations(void **state) {
 	assert_false(parse_duration("1.s", &ms, err, sizeof(err)));
 }
 
+/* Issue 12, finding 7: a back-off of 0 armed no timer at all. */
+static void restart_delays_are_at_least_1ms(void **state) {
+	char err[256];
+	uint64_t ms = 7;
+	assert_true(parse_restart_delay("1ms", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 1);
+	assert_true(parse_restart_delay("2s", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 2000);
+	assert_false(parse_restart_delay("0", &ms, err, sizeof(err)));
+	assert_false(parse_restart_delay("0ms", &ms, err, sizeof(err)));
+	assert_false(parse_restart_delay("0.9ms", &ms, err, sizeof(err)));
+	assert_false(parse_restart_delay("0.0001s", &ms, err, sizeof(err)));
+	assert_int_equal(ms, 2000);
+	assert_false(parse_restart_delay("25h", &ms, err, sizeof(err)));
+}
+
 static void start_limits(void **state) {
 	char err[256];
 	unsigned burst;
@@ -103,6 +119,7 @@ static void words(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations),
+		cmocka_unit_test(restart_delays_are_at_least_1ms),
 		cmocka_unit_test(start_limits),
 		cmocka_unit_test(displays),
 		cmocka_unit_test(policies_and_modes),
