@@ -461,6 +461,13 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 					"'-' or '_' (e.g. [seat:lab-1])", name);
 			continue;
 		}
+		const char *taken = seat_name_reserved(name);
+		if (taken != NULL) {
+			error(&c, sec->line, "a seat may not be named '%s': seatd-lease keeps %s at "
+					"runtime_dir/%s; rename the seat (e.g. [seat:%s-1])", name, taken, name,
+					name);
+			continue;
+		}
 		struct seat_config *twin = seatmap_find_seat(map, name);
 		if (twin != NULL) {
 			error(&c, sec->line, "seat %s is defined twice (first on line %d); rename one "

@@ -245,3 +245,15 @@ bool seat_name_valid(const char *name) {
 	}
 	return true;
 }
+
+const char *seat_name_reserved(const char *name) {
+	static const char *const reserved[][2] = {
+		{"control", "its control socket"},
+	};
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		if (strcmp(name, reserved[i][0]) == 0) {
+			return reserved[i][1];
+		}
+	}
+	return NULL;
+}

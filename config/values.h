@@ -35,6 +35,12 @@ bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, 
  * the X server's seat-NAME. */
 bool seat_name_valid(const char *name);
 
+/* What the daemon itself keeps in runtime_dir next to the seats' own
+ * directories (runtime_dir/NAME), or NULL if name is free: "control" is the
+ * control socket. The daemon's other names there begin with '.', which no
+ * seat name has. */
+const char *seat_name_reserved(const char *name);
+
 /* "1.5s" style, for messages and summaries. */
 void format_duration(uint64_t ms, char *buf, size_t len);
 

@@ -46,6 +46,22 @@ static void restart_delays_are_at_least_1ms(void **state) {
 	assert_false(parse_restart_delay("25h", &ms, err, sizeof(err)));
 }
 
+/* Issue 12, finding 8: a seat's directory is runtime_dir/NAME, beside the
+ * daemon's own files there. */
+static void seat_names_clear_of_the_daemons_files(void **state) {
+	assert_true(seat_name_valid("lab-1"));
+	assert_non_null(seat_name_reserved("control"));
+	assert_null(seat_name_reserved("control-1"));
+	assert_null(seat_name_reserved("Control"));
+	assert_null(seat_name_reserved("lab-1"));
+	/* The daemon's other names begin with '.': never a seat's. */
+	assert_false(seat_name_valid(".seatd-lease"));
+	assert_false(seat_name_valid(".state"));
+	assert_false(seat_name_valid("."));
+	assert_false(seat_name_valid(".."));
+	assert_false(seat_name_valid("a/b"));
+}
+
 static void start_limits(void **state) {
 	char err[256];
 	unsigned burst;
@@ -120,6 +136,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations),
 		cmocka_unit_test(restart_delays_are_at_least_1ms),
+		cmocka_unit_test(seat_names_clear_of_the_daemons_files),
 		cmocka_unit_test(start_limits),
 		cmocka_unit_test(displays),
 		cmocka_unit_test(policies_and_modes),
