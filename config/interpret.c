@@ -125,7 +125,11 @@ static void apply_general(struct ctx *c, struct seatmap *map, struct seat_policy
 			set_string(&map->xserver, e->value);
 		}
 	} else if (strcmp(e->key, "runtime_dir") == 0) {
-		if (absolute_path(c, e)) {
+		char err[512];
+		map->runtime_dir_line = e->line;
+		if (!runtime_dir_valid(e->value, err, sizeof(err))) {
+			error(c, e->line, "%s", err);
+		} else {
 			set_string(&map->runtime_dir, e->value);
 		}
 	} else if (strcmp(e->key, "control_group") == 0) {

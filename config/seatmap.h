@@ -82,6 +82,7 @@ struct seatmap {
 	char *runtime_dir;
 	char *control_group; /* may use the control socket besides root; NULL: none */
 	int lessor_line, display_line, card_line, xserver_line, control_group_line;
+	int runtime_dir_line;
 
 	struct seat_config *seats;
 	size_t n_seats;

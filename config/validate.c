@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "interpret.h"
+#include "values.h"
 
 /* Auto-assigned seat displays start here, clear of the usual :0 and :1. */
 #define FIRST_AUTO_DISPLAY 10
@@ -224,6 +225,48 @@ static void check_seat_system(struct seatmap *map, struct seat_config *s,
 	}
 }
 
+/* The longest leading part of path that exists, resolved through symbolic
+ * links, with the rest of path after it; NULL if it cannot be resolved. */
+static char *resolve_existing(const char *path) {
+	char *copy = strdup(path);
+	if (copy == NULL) {
+		abort();
+	}
+	char *cut = copy + strlen(copy);
+	char *resolved = NULL;
+	for (;;) {
+		char save = *cut;
+		*cut = '\0';
+		resolved = realpath(copy[0] != '\0' ? copy : "/", NULL);
+		*cut = save;
+		if (resolved != NULL || (errno != ENOENT && errno != ENOTDIR) || cut == copy) {
+			break;
+		}
+		while (--cut > copy && *cut != '/') {
+		}
+	}
+	char *full = NULL;
+	if (resolved != NULL && asprintf(&full, "%s%s", strcmp(resolved, "/") == 0 ? "" : resolved,
+			cut) < 0) {
+		abort();
+	}
+	free(resolved);
+	free(copy);
+	return full;
+}
+
+/* runtime_dir_valid() judged the path as written: judge where it leads. */
+static void check_runtime_dir_target(struct seatmap *map, struct diag_list *diags) {
+	char *target = resolve_existing(map->runtime_dir);
+	char err[512];
+	if (target != NULL && strcmp(target, map->runtime_dir) != 0 &&
+			!runtime_dir_place_valid(target, err, sizeof(err))) {
+		error(map->runtime_dir_line, "runtime_dir %s leads to %s through a symbolic link; "
+				"%s", map->runtime_dir, target, err);
+	}
+	free(target);
+}
+
 void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
 		struct diag_list *diags) {
 	if (map->n_seats == 0) {
@@ -238,6 +281,7 @@ void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
 		return;
 	}
 	check_xserver(map, diags);
+	check_runtime_dir_target(map, diags);
 	if (map->control_group != NULL && getgrnam(map->control_group) == NULL) {
 		error(map->control_group_line, "group %s does not exist; create it (addgroup "
 				"--system %s) or correct the name", map->control_group,

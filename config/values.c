@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "values.h"
 
@@ -256,4 +257,95 @@ const char *seat_name_reserved(const char *name) {
 		}
 	}
 	return NULL;
+}
+
+/* Directories that are never seatd-lease's own; below: nor is anything
+ * under them. The top-level ones are refused as such. */
+static const struct {
+	const char *dir;
+	bool below;
+	const char *what;
+} system_dirs[] = {
+	{"/proc", true, "a kernel file system"},
+	{"/sys", true, "a kernel file system"},
+	{"/dev", true, "the device nodes"},
+	{"/tmp", true, "where anyone can create it first"},
+	{"/var/tmp", true, "where anyone can create it first"},
+	{"/run/lock", true, "where anyone can create it first"},
+	{"/var/lock", true, "where anyone can create it first"},
+	{"/run/shm", true, "where anyone can create it first"},
+	{"/run/user", true, "the users' own run-time directories"},
+	{"/home", true, "the users' home directories"},
+	{"/root", true, "root's home directory"},
+	{"/etc", true, "the system's configuration"},
+	{"/usr", true, "the system's programs and data"},
+	{"/boot", true, "the boot files"},
+	{"/var/run", false, "/run itself"},
+	{"/var/lib", false, "shared by every package"},
+	{"/var/log", false, "shared by every package"},
+	{"/var/cache", false, "shared by every package"},
+	{"/var/spool", false, "shared by every package"},
+	{"/var/mail", false, "the users' mail"},
+	{"/var/local", false, "shared by local programs"},
+	{"/var/opt", false, "shared by add-on packages"},
+	{"/var/backups", false, "shared by every package"},
+	{"/var/www", false, "shared by web servers"},
+	{"/run/systemd", false, "systemd's"},
+	{"/run/udev", false, "udev's"},
+	{"/run/dbus", false, "D-Bus's"},
+	{"/run/mount", false, "mount's"},
+};
+
+/* Written plainly: no empty, '.' or '..' component, no trailing '/'. */
+static bool plain_path(const char *path) {
+	for (const char *p = path; *p != '\0'; ) {
+		p++; /* the '/' */
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			return false;
+		}
+		p += n;
+	}
+	return true;
+}
+
+bool runtime_dir_place_valid(const char *path, char *err, size_t errlen) {
+	if (strchr(path + 1, '/') == NULL) {
+		return fail(err, errlen, "runtime_dir %s is a top-level directory: seatd-lease "
+				"removes the directories it finds in its runtime_dir; give it one of its "
+				"own below that (e.g. " SEATMAP_DEFAULT_RUNTIME_DIR ")", path);
+	}
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++) {
+		size_t n = strlen(system_dirs[i].dir);
+		if (strcmp(path, system_dirs[i].dir) == 0) {
+			return fail(err, errlen, "runtime_dir %s is a directory that others use (%s): "
+					"seatd-lease removes the directories it finds in its runtime_dir; "
+					"give it one of its own (e.g. " SEATMAP_DEFAULT_RUNTIME_DIR ")", path,
+					system_dirs[i].what);
+		}
+		if (system_dirs[i].below && strncmp(path, system_dirs[i].dir, n) == 0 &&
+				path[n] == '/') {
+			return fail(err, errlen, "runtime_dir %s is under %s (%s); give seatd-lease a "
+					"directory of its own (e.g. " SEATMAP_DEFAULT_RUNTIME_DIR ")", path,
+					system_dirs[i].dir, system_dirs[i].what);
+		}
+	}
+	return true;
+}
+
+bool runtime_dir_valid(const char *path, char *err, size_t errlen) {
+	size_t max = sizeof(((struct sockaddr_un *)NULL)->sun_path) - sizeof("/control");
+	if (path[0] != '/') {
+		return fail(err, errlen, "runtime_dir must be an absolute path, not '%s'", path);
+	}
+	if (strcmp(path, "/") == 0 || !plain_path(path)) {
+		return fail(err, errlen, "runtime_dir %s is not written plainly: write it without "
+				"'.', '..', '//' or a trailing '/' (e.g. " SEATMAP_DEFAULT_RUNTIME_DIR ")",
+				path);
+	}
+	if (strlen(path) > max) {
+		return fail(err, errlen, "runtime_dir is %zu bytes; at most %zu, for the control "
+				"socket's address (e.g. " SEATMAP_DEFAULT_RUNTIME_DIR ")", strlen(path), max);
+	}
+	return runtime_dir_place_valid(path, err, errlen);
 }

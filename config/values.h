@@ -41,6 +41,16 @@ bool seat_name_valid(const char *name);
  * seat name has. */
 const char *seat_name_reserved(const char *name);
 
+/* Whether path may be runtime_dir: an absolute path written plainly (no
+ * '.', '..', '//' or trailing '/'), short enough for the control socket's
+ * address, and a directory of seatd-lease's own: not a top-level directory,
+ * not one that other programs share (/var/lib, /run/user), not below one
+ * where others may create it first (/tmp) or that is not for run-time files
+ * (/proc, /home, /usr). The daemon removes the directories it finds there. */
+bool runtime_dir_valid(const char *path, char *err, size_t errlen);
+/* Only where path is (for a path resolved through symbolic links). */
+bool runtime_dir_place_valid(const char *path, char *err, size_t errlen);
+
 /* "1.5s" style, for messages and summaries. */
 void format_duration(uint64_t ms, char *buf, size_t len);
 

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "ini-doc.h"
 #include "seatmap.h"
+#include "values.h"
 
 static const struct seatmap_env pure = {.display = ":0"};
 
@@ -444,6 +446,38 @@ static void diagnostics_are_capped_in_file_order(void **state) {
 	diag_list_finish(&diags);
 }
 
+/* Issue 12, finding 5: runtime_dir is judged where it leads, too. */
+static void runtime_dir_through_a_link_is_judged_where_it_leads(void **state) {
+	(void)state;
+	char cwd[256], link[320], text[1024], err[512];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(link, sizeof(link), "%s/rd-link-%d", cwd, (int)getpid());
+	if (!runtime_dir_valid(link, err, sizeof(err))) {
+		skip(); /* a build under /tmp: the path alone is refused */
+	}
+	assert_int_equal(symlink("/tmp", link), 0);
+	const struct seatmap_env system = {.display = ":0", .system_checks = true};
+	snprintf(text, sizeof(text), "[general]\nruntime_dir = %s/seats\n[seat:a]\noutputs = A\n"
+			"user = nobody\n", link);
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &system, &diags);
+	unlink(link);
+	char want[1024];
+	snprintf(want, sizeof(want), "runtime_dir %s/seats leads to /tmp/seats through a "
+			"symbolic link; runtime_dir /tmp/seats is under /tmp", link);
+	bool found = false;
+	for (size_t i = 0; i < diags.len; i++) {
+		found |= diags.items[i].line == 2 && strncmp(diags.items[i].message, want,
+				strlen(want)) == 0;
+	}
+	if (!found) {
+		diag_print(&diags, stderr);
+		fail_msg("no error: %s", want);
+	}
+	diag_list_finish(&diags);
+	seatmap_free(map);
+}
+
 static void hostile_text(void **state) {
 	/* Not a crash, and a bounded number of errors, whatever the bytes. */
 	char buf[4096];
@@ -482,6 +516,7 @@ int main(void) {
 		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(general_changes_a_reload_refuses),
 		cmocka_unit_test(diagnostics_are_capped_in_file_order),
+		cmocka_unit_test(runtime_dir_through_a_link_is_judged_where_it_leads),
 		cmocka_unit_test(hostile_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

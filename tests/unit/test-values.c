@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "values.h"
@@ -60,6 +61,43 @@ static void seat_names_clear_of_the_daemons_files(void **state) {
 	assert_false(seat_name_valid("."));
 	assert_false(seat_name_valid(".."));
 	assert_false(seat_name_valid("a/b"));
+}
+
+/* Issue 12, finding 5: the daemon removes the directories it finds in
+ * runtime_dir and hands seats' directories to their users. */
+static void runtime_dirs_are_dedicated(void **state) {
+	static const char *const good[] = {
+		"/run/seatd-lease", "/var/run/seatd-lease", "/var/lib/seatd-lease",
+		"/srv/lab/seats", "/run/seatd-lease/x", "/run/..x", "/run/x.",
+	};
+	static const char *const bad[] = {
+		"/", "/run", "/tmp", "/var", "/home", "/root", "/etc", "/usr", "/dev", "/proc",
+		"/sys", "/seats", "/var/run", "/var/tmp", "/dev/shm", "/var/lib", "/var/log",
+		"/run/user", "/run/lock", "/run/systemd", "/tmp/seats", "/var/tmp/seats",
+		"/dev/shm/seats", "/run/user/1000/seats", "/home/lab/seats", "/root/seats",
+		"/etc/seatd-lease", "/usr/lib/seatd-lease", "/proc/1", "/sys/x", "/run/lock/x",
+		"run/seatd-lease", "", "./run", "/run/seatd-lease/", "/run//seatd-lease",
+		"/run/./seatd-lease", "/run/seatd-lease/..", "/run/seatd-lease/../../tmp",
+		"/run/seatd-lease/.", "//run/seatd-lease",
+		"/run/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	};
+	char err[512];
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (!runtime_dir_valid(good[i], err, sizeof(err))) {
+			fail_msg("%s refused: %s", good[i], err);
+		}
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (runtime_dir_valid(bad[i], err, sizeof(err))) {
+			fail_msg("%s accepted", bad[i]);
+		}
+	}
+	/* 99 bytes and the socket's "/control" fit a socket address. */
+	char longest[128] = "/run/";
+	memset(longest + 5, 'x', 94);
+	assert_true(runtime_dir_valid(longest, err, sizeof(err)));
+	strcat(longest, "x");
+	assert_false(runtime_dir_valid(longest, err, sizeof(err)));
 }
 
 static void start_limits(void **state) {
@@ -137,6 +175,7 @@ int main(void) {
 		cmocka_unit_test(durations),
 		cmocka_unit_test(restart_delays_are_at_least_1ms),
 		cmocka_unit_test(seat_names_clear_of_the_daemons_files),
+		cmocka_unit_test(runtime_dirs_are_dedicated),
 		cmocka_unit_test(start_limits),
 		cmocka_unit_test(displays),
 		cmocka_unit_test(policies_and_modes),
