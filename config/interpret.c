@@ -161,6 +161,11 @@ static void apply_outputs(struct ctx *c, struct seat_config *seat, const struct 
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (!output_name_valid(words[i])) {
+			error(c, e->line, "'%.80s' is not an output name; output names are 1 to 64 "
+					"letters, digits, '-', '_', '.' or ':', as xrandr or "
+					"/sys/class/drm name them (e.g. HDMI-A-1, DP-2)", words[i]);
+		}
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(words[i], words[j]) == 0) {
 				error(c, e->line, "output %s is listed twice; list it once", words[i]);

@@ -247,6 +247,19 @@ bool seat_name_valid(const char *name) {
 	return true;
 }
 
+bool output_name_valid(const char *name) {
+	size_t len = strlen(name);
+	if (len == 0 || len > 64) {
+		return false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)name[i]) && strchr("-_.:", name[i]) == NULL) {
+			return false;
+		}
+	}
+	return true;
+}
+
 const char *seat_name_reserved(const char *name) {
 	static const char *const reserved[][2] = {
 		{"control", "its control socket"},

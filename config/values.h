@@ -35,6 +35,11 @@ bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, 
  * the X server's seat-NAME. */
 bool seat_name_valid(const char *name);
 
+/* 1 to 64 letters, digits, '-', '_', '.' or ':', as connectors are named
+ * (HDMI-A-1, DP-2, eDP-1, DVI-I-1, Virtual-1): it is written into the seat's
+ * xorg.conf between quotes, and into file name patterns. */
+bool output_name_valid(const char *name);
+
 /* What the daemon itself keeps in runtime_dir next to the seats' own
  * directories (runtime_dir/NAME), or NULL if name is free: "control" is the
  * control socket. The daemon's other names there begin with '.', which no

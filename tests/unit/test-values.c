@@ -100,6 +100,30 @@ static void runtime_dirs_are_dedicated(void **state) {
 	assert_false(runtime_dir_valid(longest, err, sizeof(err)));
 }
 
+/* Issue 12, finding 11: an output name goes between quotes into the seat's
+ * xorg.conf, and into a /sys glob pattern. */
+static void output_names(void **state) {
+	static const char *const good[] = {
+		"HDMI-A-1", "DP-2", "Virtual-1", "eDP-1", "DVI-I-1", "HDMI-1", "DP-1-1-8",
+		"DisplayPort-0", "VGA1", "XWAYLAND0", "a:b.c_d",
+	};
+	static const char *const bad[] = {
+		"", "HDMI-1\" Option \"Primary", "a b", "a\\b", "a/b", "a*", "a?", "a[1]",
+		"\xc3\xa9", "#x", "a;b", "a'b", "a\tb",
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (!output_name_valid(good[i])) {
+			fail_msg("%s refused", good[i]);
+		}
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (output_name_valid(bad[i])) {
+			fail_msg("%s accepted", bad[i]);
+		}
+	}
+}
+
 static void start_limits(void **state) {
 	char err[256];
 	unsigned burst;
@@ -176,6 +200,7 @@ int main(void) {
 		cmocka_unit_test(restart_delays_are_at_least_1ms),
 		cmocka_unit_test(seat_names_clear_of_the_daemons_files),
 		cmocka_unit_test(runtime_dirs_are_dedicated),
+		cmocka_unit_test(output_names),
 		cmocka_unit_test(start_limits),
 		cmocka_unit_test(displays),
 		cmocka_unit_test(policies_and_modes),
