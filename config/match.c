@@ -113,6 +113,31 @@ bool input_match_parse(const char *word, struct input_match *out, char *err, siz
 	while (out->kind == MATCH_SYSFS && len > 5 && out->pattern[len - 1] == '/') {
 		out->pattern[--len] = '\0';
 	}
+	if (!input_match_check(out, err, errlen)) {
+		input_match_finish(out);
+		return false;
+	}
+	return true;
+}
+
+bool input_match_check(const struct input_match *match, char *err, size_t errlen) {
+	if (match->kind == MATCH_USB) {
+		return true; /* four hex digits each, nothing else */
+	}
+	/* A rules file value is a "..." string in which udev reads \" as a quote
+	 * and keeps other backslashes, which fnmatch() then reads as ours does
+	 * not; a control character has no place in a device's properties. */
+	for (const char *c = match->pattern; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 || *c == 0x7f) {
+			char *text = input_match_format(match);
+			snprintf(err, errlen, "%s: a match may not hold a double quote, a backslash or "
+					"a control character (udev's rules cannot say them as seatd-lease "
+					"reads them); in a path: or name: pattern, write ? in place of one",
+					text);
+			free(text);
+			return false;
+		}
+	}
 	return true;
 }
 

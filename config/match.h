@@ -42,6 +42,13 @@ struct input_device {
  */
 bool input_match_parse(const char *word, struct input_match *out, char *err, size_t errlen);
 
+/*
+ * Whether match can become a udev rule that means what input_match_test()
+ * means: the one rule for check (input_match_parse calls it) and for the
+ * daemon's rules file (seatd-lease/input.c). If not, false and why in err.
+ */
+bool input_match_check(const struct input_match *match, char *err, size_t errlen);
+
 bool input_match_test(const struct input_match *match, const struct input_device *dev);
 
 /* "path:pci-0000:00:14.0-usb-0:1.*" again, quoted where needed; caller frees. */

@@ -73,9 +73,7 @@ static void each_event_device(struct udev *udev, void (*fn)(struct udev_device *
 /* One udev match for one of our match kinds. */
 static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
 		size_t errlen) {
-	if (strpbrk(m->pattern, "\"\n\\") != NULL) {
-		snprintf(err, errlen, "input %s:%s cannot be a udev rule: it holds a quote, a "
-				"backslash or a newline", match_kind_prefix(m->kind), m->pattern);
+	if (!input_match_check(m, err, errlen)) {
 		return false;
 	}
 	switch (m->kind) {
