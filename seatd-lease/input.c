@@ -93,8 +93,10 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 		snprintf(buf, len, "DEVPATH==\"%s/*\"", m->pattern + strlen("/sys"));
 		break;
 	case MATCH_NODE:
+		/* DEVNAME is a property, not a key of udev's own (DEVNAME== makes
+		 * udev drop the whole rule). */
 		if (strncmp(m->pattern, "/dev/input/event", 16) == 0) {
-			snprintf(buf, len, "DEVNAME==\"%s\"", m->pattern);
+			snprintf(buf, len, "ENV{DEVNAME}==\"%s\"", m->pattern);
 		} else {
 			snprintf(buf, len, "SYMLINK==\"%s\"", m->pattern +
 					(strncmp(m->pattern, "/dev/", 5) == 0 ? 5 : 0));

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@ static void every_match_kind_becomes_a_rule(void **state) {
 		"ATTRS{name}==\"Logitech K120\"",
 		"ATTRS{idVendor}==\"046d\", ATTRS{idProduct}==\"c31c\"",
 		"DEVPATH==\"/devices/pci0000:00/0000:00:14.0/usb1/1-2/*\"",
-		"DEVNAME==\"/dev/input/event7\"",
+		"ENV{DEVNAME}==\"/dev/input/event7\"",
 		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
 	};
 	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", OWNER=\"lab1\", MODE=\"0600\", "
@@ -80,6 +81,190 @@ static void every_match_kind_becomes_a_rule(void **state) {
 	for (const char *p = text; (p = strstr(p, "SUBSYSTEM==")) != NULL; p++) {
 		rules++;
 	}
+	assert_int_equal(rules, 6);
+	free(text);
+	for (size_t i = 0; i < 6; i++) {
+		input_match_finish(&inputs[i]);
+	}
+}
+
+/*
+ * The rules file read back as systemd-udevd reads it (systemd 252,
+ * src/udev/udev-rules.c: parse_line, udev_rule_parse_value,
+ * rule_line_add_token): KEY[{ATTR}] OP "VALUE" tokens separated by commas
+ * and blanks; in a value only \" is an escape (other backslashes stay, for
+ * fnmatch); a match value is alternatives separated by '|'.
+ */
+struct rule_token {
+	char key[32], attr[64], op[3];
+	char value[1024];
+	const char *alts[16]; /* a match's alternatives, into value */
+	size_t n_alts;
+	bool empty_alt; /* "|x" or "x|": udev matches an empty string too */
+};
+
+static bool is_match_op(const char *op) {
+	return strcmp(op, "==") == 0 || strcmp(op, "!=") == 0;
+}
+
+static void split_alternatives(struct rule_token *t) {
+	t->n_alts = 0;
+	t->empty_alt = false;
+	char *a = t->value;
+	for (;;) {
+		char *bar = strchr(a, '|');
+		if (bar != NULL) {
+			*bar = '\0';
+		}
+		if (*a == '\0') {
+			t->empty_alt = true;
+		} else if (t->n_alts < 16) {
+			t->alts[t->n_alts++] = a;
+		}
+		if (bar == NULL) {
+			break;
+		}
+		a = bar + 1;
+	}
+}
+
+/* The next token of a rule line; 0 at its end, -1 where udev would refuse
+ * the line ("Invalid key/value pair"). */
+static int next_token(const char **p, struct rule_token *t) {
+	static const char *const ops[] = {"==", "!=", "+=", "-=", ":=", "="};
+	const char *s = *p + strspn(*p, " \t\r,");
+	if (*s == '\0') {
+		return 0;
+	}
+	const char *key = s;
+	while (*s != '\0' && strchr(" \t\r={", *s) == NULL && !(strchr("+-!:", *s) && s[1] == '=')) {
+		s++;
+	}
+	if (*s == '\0' || (size_t)(s - key) >= sizeof(t->key)) {
+		return -1;
+	}
+	snprintf(t->key, sizeof(t->key), "%.*s", (int)(s - key), key);
+	t->attr[0] = '\0';
+	if (*s == '{') {
+		const char *end = strchr(s, '}');
+		if (end == NULL || (size_t)(end - s) > sizeof(t->attr)) {
+			return -1;
+		}
+		snprintf(t->attr, sizeof(t->attr), "%.*s", (int)(end - s - 1), s + 1);
+		s = end + 1;
+	}
+	s += strspn(s, " \t\r");
+	size_t op = 0;
+	while (op < 6 && strncmp(s, ops[op], strlen(ops[op])) != 0) {
+		op++;
+	}
+	if (op == 6) {
+		return -1;
+	}
+	snprintf(t->op, sizeof(t->op), "%s", ops[op]);
+	s += strlen(ops[op]);
+	s += strspn(s, " \t\r");
+	if (*s++ != '"') {
+		return -1;
+	}
+	size_t n = 0;
+	for (; *s != '"'; s++) {
+		if (*s == '\0' || n + 1 >= sizeof(t->value)) {
+			return -1;
+		}
+		s += s[0] == '\\' && s[1] == '"';
+		t->value[n++] = *s;
+	}
+	t->value[n] = '\0';
+	*p = s + 1;
+	if (is_match_op(t->op)) {
+		split_alternatives(t);
+	}
+	return 1;
+}
+
+/* Whether udev knows key with op (and an {attr} where it needs one). */
+static bool udev_knows(const struct rule_token *t) {
+	static const struct {
+		const char *key;
+		int attr; /* 1: required, 0: none, -1: optional */
+		bool match, assign;
+	} keys[] = {
+		{"ACTION", 0, true, false}, {"DEVPATH", 0, true, false}, {"KERNEL", 0, true, false},
+		{"SYMLINK", 0, true, true}, {"NAME", 0, true, true}, {"ENV", 1, true, true},
+		{"CONST", 1, true, false}, {"TAG", 0, true, true}, {"SUBSYSTEM", 0, true, false},
+		{"DRIVER", 0, true, false}, {"ATTR", 1, true, true}, {"SYSCTL", 1, true, true},
+		{"KERNELS", 0, true, false}, {"SUBSYSTEMS", 0, true, false},
+		{"DRIVERS", 0, true, false}, {"ATTRS", 1, true, false}, {"TAGS", 0, true, false},
+		{"TEST", -1, true, false}, {"PROGRAM", 0, true, false}, {"IMPORT", 1, true, false},
+		{"RESULT", 0, true, false}, {"OPTIONS", 0, false, true}, {"OWNER", 0, false, true},
+		{"GROUP", 0, false, true}, {"MODE", 0, false, true}, {"SECLABEL", 1, false, true},
+		{"RUN", -1, false, true}, {"GOTO", 0, false, true}, {"LABEL", 0, false, true},
+	};
+	bool match = is_match_op(t->op);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcmp(keys[i].key, t->key) == 0) {
+			bool attr_ok = keys[i].attr < 0 || (keys[i].attr == 1) == (t->attr[0] != '\0');
+			return attr_ok && (match ? keys[i].match : keys[i].assign);
+		}
+	}
+	return false;
+}
+
+/* Reads every rule of text (comments and blank lines aside) with fn. */
+static void each_rule(const char *text, void (*fn)(struct rule_token *tokens, size_t n,
+		void *data), void *data) {
+	char *copy = strdup(text);
+	assert_non_null(copy);
+	for (char *line = strtok(copy, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		if (line[0] == '#') {
+			continue;
+		}
+		struct rule_token tokens[16];
+		size_t n = 0;
+		const char *p = line;
+		int r = 0;
+		while (n < 16 && (r = next_token(&p, &tokens[n])) == 1) {
+			if (!udev_knows(&tokens[n])) {
+				fail_msg("udev has no %s%s%s%s%s in\n%s", tokens[n].key,
+						tokens[n].attr[0] ? "{" : "", tokens[n].attr,
+						tokens[n].attr[0] ? "}" : "", tokens[n].op, line);
+			}
+			n++;
+		}
+		if (r != 0) {
+			fail_msg("udev cannot read\n%s", line);
+		}
+		fn(tokens, n, data);
+	}
+	free(copy);
+}
+
+static void count_rule(struct rule_token *tokens, size_t n, void *data) {
+	(void)tokens;
+	(void)n;
+	(*(size_t *)data)++;
+}
+
+/* Issue 12, finding 6: the rules must say to udev what the map says. Here:
+ * every rule is one udev can read, made of keys it knows. */
+static void rules_are_read_back_as_udev_reads_them(void **state) {
+	(void)state;
+	static const char *const words[] = {
+		"path:pci-0000:00:14.0-usb-0:1.*", "name:Logitech K120", "usb:046D:C31C",
+		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2",
+		"node:/dev/input/event7", "node:/dev/input/by-id/usb-Logitech-event-kbd",
+	};
+	struct input_match inputs[6];
+	for (size_t i = 0; i < 6; i++) {
+		inputs[i] = parse(words[i]);
+	}
+	struct seat_config seat = {.name = "lab-1", .inputs = inputs, .n_inputs = 6};
+	char err[512];
+	char *text = input_rules_text(&seat, "lab1", err, sizeof(err));
+	assert_non_null(text);
+	size_t rules = 0;
+	each_rule(text, count_rule, &rules);
 	assert_int_equal(rules, 6);
 	free(text);
 	for (size_t i = 0; i < 6; i++) {
@@ -140,6 +325,7 @@ int main(void) {
 		cmocka_unit_test(a_change_is_written_and_a_gone_device_is_told_apart),
 		cmocka_unit_test(every_match_kind_becomes_a_rule),
 		cmocka_unit_test(check_and_rules_writer_agree),
+		cmocka_unit_test(rules_are_read_back_as_udev_reads_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
