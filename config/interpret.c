@@ -227,6 +227,10 @@ static void apply_seat(struct ctx *c, struct seat_config *seat, const struct ini
 					"root; name an ordinary user (create one with adduser)");
 			return;
 		}
+		if (!user_name_valid(e->value, err, sizeof(err))) {
+			error(c, e->line, "user: %s", err);
+			return;
+		}
 		set_string(&seat->user, e->value);
 	} else if (strcmp(e->key, "display") == 0) {
 		seat->display_line = e->line;

@@ -138,6 +138,23 @@ bool input_match_check(const struct input_match *match, char *err, size_t errlen
 			return false;
 		}
 	}
+	const char *udev_reads = match->kind == MATCH_SYSFS || match->kind == MATCH_NODE
+		? "|*?[" : "|";
+	const char *c = strpbrk(match->pattern, udev_reads);
+	if (c != NULL) {
+		char *text = input_match_format(match);
+		if (*c == '|') {
+			snprintf(err, errlen, "%s: udev reads '|' as 'or', seatd-lease as a plain "
+					"character; give each alternative its own match (e.g. name:A name:B)",
+					text);
+		} else {
+			snprintf(err, errlen, "%s: a %s: path is compared as written, but udev would "
+					"read '%c' as a pattern; write the path itself (path: and name: take "
+					"patterns)", text, match_kind_prefix(match->kind), *c);
+		}
+		free(text);
+		return false;
+	}
 	return true;
 }
 

@@ -247,6 +247,20 @@ bool seat_name_valid(const char *name) {
 	return true;
 }
 
+bool user_name_valid(const char *name, char *err, size_t errlen) {
+	size_t len = strlen(name);
+	bool ok = len > 0 && len <= 32 && name[0] != '-';
+	for (size_t i = 0; i < len && ok; i++) {
+		ok = isalnum((unsigned char)name[i]) || strchr("._-", name[i]) != NULL;
+	}
+	if (!ok) {
+		return fail(err, errlen, "'%.64s' is not a user name seatd-lease can give devices to: "
+				"use 1 to 32 letters, digits, '.', '_' or '-' (udev would read '%%' or '$' "
+				"in its rules as a substitution)", name);
+	}
+	return true;
+}
+
 bool output_name_valid(const char *name) {
 	size_t len = strlen(name);
 	if (len == 0 || len > 64) {

@@ -35,6 +35,11 @@ bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, 
  * the X server's seat-NAME. */
 bool seat_name_valid(const char *name);
 
+/* Whether name may be a seat's user: 1 to 32 letters, digits, '.', '_' or
+ * '-', not starting with '-'. It becomes the OWNER= of a udev rule, where
+ * udev would substitute '%' and '$', and a quote would end the value. */
+bool user_name_valid(const char *name, char *err, size_t errlen);
+
 /* 1 to 64 letters, digits, '-', '_', '.' or ':', as connectors are named
  * (HDMI-A-1, DP-2, eDP-1, DVI-I-1, Virtual-1): it is written into the seat's
  * xorg.conf between quotes, and into file name patterns. */

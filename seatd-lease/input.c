@@ -15,6 +15,7 @@
 #include "log.h"
 #include "poller.h"
 #include "text.h"
+#include "values.h"
 
 /* udevd looks for changed rules every 3 s at most: tell it now. */
 static void reload_rules(void) {
@@ -108,6 +109,15 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 
 char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
 		size_t errlen) {
+	/* What goes into assignments, where udev substitutes % and $: the map's
+	 * rules for both (seat names have neither). */
+	if (!user_name_valid(user, err, errlen)) {
+		return NULL;
+	}
+	if (!seat_name_valid(seat->name)) {
+		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
+		return NULL;
+	}
 	size_t cap = 512 + seat->n_inputs * 1024;
 	char *text = calloc(1, cap);
 	if (text == NULL) {

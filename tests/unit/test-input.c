@@ -1,4 +1,6 @@
+#include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -272,6 +274,249 @@ static void rules_are_read_back_as_udev_reads_them(void **state) {
 	}
 }
 
+/* A device as udev has it: its own kernel name, subsystem, devpath and
+ * attributes, and its parents. */
+struct fake_dev {
+	const char *kernel, *subsystem, *devtype, *devpath;
+	const char *attrs[3][2];
+	const struct fake_dev *parent;
+};
+
+/* An event device's uevent: the device, its properties and links. */
+struct fake_event {
+	const struct fake_dev *dev;
+	const char *id_path, *devname;
+	const char *links[3];
+};
+
+static const char *fake_attr(const struct fake_dev *d, const char *name) {
+	for (size_t i = 0; i < 3 && d->attrs[i][0] != NULL; i++) {
+		if (strcmp(d->attrs[i][0], name) == 0) {
+			return d->attrs[i][1];
+		}
+	}
+	return NULL;
+}
+
+/* A match token against a string, as udev's token_match_string() does:
+ * a missing string is empty, a glob alternative goes to fnmatch(). */
+static bool udev_string_match(const struct rule_token *t, const char *s) {
+	s = s != NULL ? s : "";
+	bool any = t->empty_alt && *s == '\0';
+	for (size_t i = 0; i < t->n_alts; i++) {
+		const char *alt = t->alts[i];
+		any |= strpbrk(alt, "*?[") != NULL ? fnmatch(alt, s, 0) == 0 : strcmp(alt, s) == 0;
+	}
+	return strcmp(t->op, "==") == 0 ? any : !any;
+}
+
+/* ATTRS{}: a missing attribute fails; trailing blanks of its value go
+ * unless the pattern ends with one (token_match_attr). */
+static bool udev_attr_match(const struct rule_token *t, const char *value) {
+	if (value == NULL) {
+		return false;
+	}
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", value);
+	size_t len = strlen(t->value);
+	if (len > 0 && !isspace((unsigned char)t->value[len - 1])) {
+		for (len = strlen(buf); len > 0 && isspace((unsigned char)buf[len - 1]); len--) {
+			buf[len - 1] = '\0';
+		}
+	}
+	return udev_string_match(t, buf);
+}
+
+static bool is_parent_token(const struct rule_token *t) {
+	return strcmp(t->key, "SUBSYSTEMS") == 0 || strcmp(t->key, "KERNELS") == 0 ||
+		strcmp(t->key, "ATTRS") == 0;
+}
+
+static bool parent_token_match(const struct rule_token *t, const struct fake_dev *d) {
+	if (strcmp(t->key, "SUBSYSTEMS") == 0) {
+		return udev_string_match(t, d->subsystem);
+	}
+	if (strcmp(t->key, "KERNELS") == 0) {
+		return udev_string_match(t, d->kernel);
+	}
+	return udev_attr_match(t, fake_attr(d, t->attr));
+}
+
+static bool device_token_match(const struct rule_token *t, const struct fake_event *ev) {
+	const struct fake_dev *d = ev->dev;
+	if (strcmp(t->key, "SUBSYSTEM") == 0) {
+		return udev_string_match(t, d->subsystem);
+	} else if (strcmp(t->key, "KERNEL") == 0) {
+		return udev_string_match(t, d->kernel);
+	} else if (strcmp(t->key, "ACTION") == 0) {
+		return udev_string_match(t, "add");
+	} else if (strcmp(t->key, "DEVPATH") == 0) {
+		return udev_string_match(t, d->devpath);
+	} else if (strcmp(t->key, "ENV") == 0 && strcmp(t->attr, "ID_PATH") == 0) {
+		return udev_string_match(t, ev->id_path);
+	} else if (strcmp(t->key, "ENV") == 0 && strcmp(t->attr, "DEVNAME") == 0) {
+		return udev_string_match(t, ev->devname);
+	} else if (strcmp(t->key, "SYMLINK") == 0) {
+		for (size_t i = 0; i < 3 && ev->links[i] != NULL; i++) {
+			if (udev_string_match(t, ev->links[i] + strlen("/dev/"))) {
+				return true;
+			}
+		}
+		return false;
+	}
+	fail_msg("the test cannot evaluate %s{%s}", t->key, t->attr);
+	return false;
+}
+
+/* Whether one rule line takes the device: every device token, and one of
+ * the device or its parents for all the parent tokens together. */
+static bool udev_rule_takes(const struct rule_token *tokens, size_t n,
+		const struct fake_event *ev) {
+	bool any_parent_token = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_match_op(tokens[i].op)) {
+			/* udev would substitute in an assignment: nothing of ours may. */
+			assert_null(strpbrk(tokens[i].value, "%$"));
+		} else if (is_parent_token(&tokens[i])) {
+			any_parent_token = true;
+		} else if (!device_token_match(&tokens[i], ev)) {
+			return false;
+		}
+	}
+	for (const struct fake_dev *d = ev->dev; any_parent_token && d != NULL; d = d->parent) {
+		bool all = true;
+		for (size_t i = 0; i < n && all; i++) {
+			all = !is_match_op(tokens[i].op) || !is_parent_token(&tokens[i]) ||
+				parent_token_match(&tokens[i], d);
+		}
+		if (all) {
+			return true;
+		}
+	}
+	return !any_parent_token;
+}
+
+struct verdict {
+	const struct fake_event *ev;
+	bool taken;
+};
+
+static void judge_rule(struct rule_token *tokens, size_t n, void *data) {
+	struct verdict *v = data;
+	v->taken |= udev_rule_takes(tokens, n, v->ev);
+}
+
+/* The device as input.c's device_matches() gives it to the matcher. */
+static struct input_device matcher_view(const struct fake_event *ev, char *syspath,
+		size_t len) {
+	snprintf(syspath, len, "/sys%s", ev->dev->devpath);
+	struct input_device d = {
+		.id_path = ev->id_path,
+		.syspath = syspath,
+		.devnode = ev->devname,
+		.devlinks = ev->links,
+	};
+	for (const struct fake_dev *p = ev->dev->parent; p != NULL; p = p->parent) {
+		if (d.name == NULL && strcmp(p->subsystem, "input") == 0) {
+			d.name = fake_attr(p, "name");
+		}
+		if (d.vendor == 0 && p->devtype != NULL && strcmp(p->devtype, "usb_device") == 0) {
+			d.vendor = (uint16_t)strtoul(fake_attr(p, "idVendor"), NULL, 16);
+			d.product = (uint16_t)strtoul(fake_attr(p, "idProduct"), NULL, 16);
+		}
+	}
+	return d;
+}
+
+/* For every word check accepts and every device: udev, reading the rules
+ * file made of it, takes the device exactly when our matcher does. */
+static void rules_and_matcher_agree(const char *const *words, size_t n_words,
+		const struct fake_event *const *events, size_t n_events) {
+	for (size_t w = 0; w < n_words; w++) {
+		struct input_match m;
+		char err[512];
+		if (!input_match_parse(words[w], &m, err, sizeof(err))) {
+			continue; /* check refuses it: no rule is ever made of it */
+		}
+		struct seat_config seat = {.name = "s", .inputs = &m, .n_inputs = 1};
+		char *text = input_rules_text(&seat, "lab1", err, sizeof(err));
+		if (text == NULL) {
+			fail_msg("%s: check accepts it, the rules writer refuses it: %s", words[w], err);
+		}
+		for (size_t e = 0; e < n_events; e++) {
+			struct verdict v = {.ev = events[e]};
+			each_rule(text, judge_rule, &v);
+			char syspath[512];
+			struct input_device d = matcher_view(events[e], syspath, sizeof(syspath));
+			bool ours = input_match_test(&m, &d);
+			if (v.taken != ours) {
+				fail_msg("%s, device %s: udev %s it, the matcher %s\n%s", words[w],
+						events[e]->devname, v.taken ? "takes" : "leaves",
+						ours ? "takes" : "leaves", text);
+			}
+		}
+		free(text);
+		input_match_finish(&m);
+	}
+}
+
+static const struct fake_dev pci_usb = {"0000:00:14.0", "pci", NULL,
+	"/devices/pci0000:00/0000:00:14.0", {{NULL}}, NULL};
+static const struct fake_dev root_hub = {"usb1", "usb", "usb_device",
+	"/devices/pci0000:00/0000:00:14.0/usb1",
+	{{"idVendor", "1d6b"}, {"idProduct", "0002"}}, &pci_usb};
+static const struct fake_dev kbd_usb = {"1-1", "usb", "usb_device",
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-1",
+	{{"idVendor", "046d"}, {"idProduct", "c31c"}}, &root_hub};
+static const struct fake_dev kbd_intf = {"1-1:1.0", "usb", "usb_interface",
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0", {{NULL}}, &kbd_usb};
+static const struct fake_dev kbd_input = {"input5", "input", NULL,
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/input/input5",
+	{{"name", "Logitech K120"}}, &kbd_intf};
+static const struct fake_dev kbd_event = {"event5", "input", NULL,
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/input/input5/event5",
+	{{NULL}}, &kbd_input};
+static const struct fake_event keyboard = {&kbd_event, "pci-0000:00:14.0-usb-0:1:1.0",
+	"/dev/input/event5", {"/dev/input/by-id/usb-Logitech_K120-event-kbd", NULL}};
+
+static const struct fake_dev pci_virtio = {"0000:00:06.0", "pci", NULL,
+	"/devices/pci0000:00/0000:00:06.0", {{NULL}}, NULL};
+static const struct fake_dev virtio = {"virtio2", "virtio", NULL,
+	"/devices/pci0000:00/0000:00:06.0/virtio2", {{NULL}}, &pci_virtio};
+static const struct fake_dev mouse_input = {"input2", "input", NULL,
+	"/devices/pci0000:00/0000:00:06.0/virtio2/input/input2",
+	{{"name", "QEMU Virtio Mouse"}}, &virtio};
+static const struct fake_dev mouse_event = {"event2", "input", NULL,
+	"/devices/pci0000:00/0000:00:06.0/virtio2/input/input2/event2", {{NULL}}, &mouse_input};
+static const struct fake_event mouse = {&mouse_event, "pci-0000:00:06.0",
+	"/dev/input/event2", {"/dev/input/by-path/pci-0000:00:06.0-event-mouse", NULL}};
+
+/* Issue 12, finding 6: '|' in a match value is 'or' to udev, and a glob in
+ * a node: or sysfs: path is a pattern to udev; to our matcher neither. */
+static void alternatives_and_globs_mean_the_same(void **state) {
+	(void)state;
+	static const char *const words[] = {
+		"name:Logitech K120|*", "path:pci-0000:00:14.0-usb-0:1:1.0|*", "name:|*",
+		"node:/dev/input/event*", "node:/dev/input/by-id/*", "node:/dev/input/event[0-9]",
+		"sysfs:/sys/devices/pci0000:00/*", "sysfs:/sys/devices/pci0000:00/0000:00:1?.0",
+		"name:Logitech K120", "name:[LQ]*", "name:QEMU Virtio ?ouse", "path:pci-*",
+		"path:*:00:06.0", "usb:046d:c31c", "node:/dev/input/event5",
+		"node:/dev/input/by-id/usb-Logitech_K120-event-kbd",
+		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1",
+		"sysfs:/sys/devices/pci0000:00/0000:00:06.0", "name:50% off $HOME {x}, a=b; #c 'd'",
+	};
+	const struct fake_event *events[] = {&keyboard, &mouse};
+	rules_and_matcher_agree(words, sizeof(words) / sizeof(words[0]), events, 2);
+	/* What udev would substitute in an assignment never gets there. */
+	struct input_match m = parse("name:Logitech K120");
+	struct seat_config seat = {.name = "s", .inputs = &m, .n_inputs = 1};
+	char err[512];
+	assert_null(input_rules_text(&seat, "lab$1", err, sizeof(err)));
+	assert_non_null(strstr(err, "is not a user name"));
+	assert_null(input_rules_text(&seat, "%k", err, sizeof(err)));
+	input_match_finish(&m);
+}
+
 /* Issue 12, finding 9: check accepted patterns that the daemon then refused
  * to write as rules, and the seat ran without keyboard or mouse. The same
  * rule judges both: whatever check accepts becomes a rule, and whatever
@@ -326,6 +571,7 @@ int main(void) {
 		cmocka_unit_test(every_match_kind_becomes_a_rule),
 		cmocka_unit_test(check_and_rules_writer_agree),
 		cmocka_unit_test(rules_are_read_back_as_udev_reads_them),
+		cmocka_unit_test(alternatives_and_globs_mean_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

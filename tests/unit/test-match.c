@@ -85,6 +85,17 @@ static void bad_matches(void **state) {
 	assert_true(refused("node:event5"));
 	assert_true(refused("name:"));
 	assert_true(refused("path:"));
+	/* What udev would read otherwise (issue 12, findings 6 and 9). */
+	assert_true(refused("name:Logitech K120|*"));
+	assert_true(refused("path:a|b"));
+	assert_true(refused("node:/dev/input/event*"));
+	assert_true(refused("node:/dev/input/event[0-9]"));
+	assert_true(refused("sysfs:/sys/devices/pci0000:00/*"));
+	assert_true(refused("sysfs:/sys/devices/pci0000:00/0000:00:1?.0"));
+	assert_true(refused("name:a\"b"));
+	assert_true(refused("name:a\\b"));
+	assert_false(refused("name:[LQ]*"));
+	assert_false(refused("path:pci-*-usb-0:1.?:1.0"));
 }
 
 static void format_and_equal(void **state) {
