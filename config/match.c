@@ -158,14 +158,39 @@ bool input_match_check(const struct input_match *match, char *err, size_t errlen
 	return true;
 }
 
+/* As udev's ATTRS{name}: the value's trailing blanks do not count, unless
+ * the pattern ends with one. */
+static bool name_matches(const char *pattern, const char *name) {
+	size_t plen = strlen(pattern), len = strlen(name), trimmed = len;
+	while (trimmed > 0 && strchr(" \t\n\r", name[trimmed - 1]) != NULL) {
+		trimmed--;
+	}
+	if (trimmed == len || (plen > 0 && isspace((unsigned char)pattern[plen - 1]))) {
+		return fnmatch(pattern, name, 0) == 0;
+	}
+	char *copy = strndup(name, trimmed);
+	if (copy == NULL) {
+		abort();
+	}
+	bool match = fnmatch(pattern, copy, 0) == 0;
+	free(copy);
+	return match;
+}
+
 bool input_match_test(const struct input_match *match, const struct input_device *dev) {
 	switch (match->kind) {
 	case MATCH_PATH:
 		return dev->id_path != NULL && fnmatch(match->pattern, dev->id_path, 0) == 0;
 	case MATCH_NAME:
-		return dev->name != NULL && fnmatch(match->pattern, dev->name, 0) == 0;
+		return dev->name != NULL && name_matches(match->pattern, dev->name);
 	case MATCH_USB:
-		return dev->vendor == match->vendor && dev->product == match->product;
+		for (size_t i = 0; i < dev->n_usb_ids; i++) {
+			if (dev->usb_ids[i].vendor == match->vendor &&
+					dev->usb_ids[i].product == match->product) {
+				return true;
+			}
+		}
+		return false;
 	case MATCH_SYSFS: {
 		if (dev->syspath == NULL) {
 			return false;

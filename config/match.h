@@ -2,6 +2,7 @@
 #define SEATD_LEASE_MATCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -25,12 +26,21 @@ struct input_match {
 	int line;
 };
 
-/* What a device offers to be matched on; any field may be NULL or 0. */
+struct input_usb_id {
+	uint16_t vendor, product;
+};
+
+/* What a device offers to be matched on; any field may be NULL or 0. What
+ * each match sees is what the udev rule made of it sees (input.c), so that
+ * check, the daemon's counts and udev agree. */
 struct input_device {
 	const char *id_path;
 	const char *syspath;  /* of the input device, /sys/devices/... */
-	const char *name;
-	uint16_t vendor, product;
+	const char *name;     /* its input device's (inputN) name attribute */
+	/* Of every USB device it is attached through, nearest first: itself,
+	 * its hubs, the root hub (udev's ATTRS{} look at every parent). */
+	const struct input_usb_id *usb_ids;
+	size_t n_usb_ids;
 	const char *devnode;  /* /dev/input/eventN */
 	/* Nodes that link to devnode (by-id, by-path): node: also accepts these. */
 	const char *const *devlinks;

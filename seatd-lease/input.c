@@ -77,12 +77,16 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 	if (!input_match_check(m, err, errlen)) {
 		return false;
 	}
+	/* Each says what input_match_test() says; see match.h. */
 	switch (m->kind) {
 	case MATCH_PATH:
-		snprintf(buf, len, "ENV{ID_PATH}==\"%s\"", m->pattern);
+		/* A device without ID_PATH is "" to udev, which "*" matches. */
+		snprintf(buf, len, "ENV{ID_PATH}==\"?*\", ENV{ID_PATH}==\"%s\"", m->pattern);
 		break;
 	case MATCH_NAME:
-		snprintf(buf, len, "ATTRS{name}==\"%s\"", m->pattern);
+		/* The input device's name (inputN): not that of any other parent
+		 * (an i2c device's, say). */
+		snprintf(buf, len, "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
 		break;
 	case MATCH_USB:
 		/* Both on the same parent: udev's ATTRS keys match one device. */
@@ -90,8 +94,9 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 				m->vendor, m->product);
 		break;
 	case MATCH_SYSFS:
-		/* DEVPATH has no /sys; the device is below the prefix. */
-		snprintf(buf, len, "DEVPATH==\"%s/*\"", m->pattern + strlen("/sys"));
+		/* DEVPATH has no /sys; the device is the prefix or below it. */
+		snprintf(buf, len, "DEVPATH==\"%s|%s/*\"", m->pattern + strlen("/sys"),
+				m->pattern + strlen("/sys"));
 		break;
 	case MATCH_NODE:
 		/* DEVNAME is a property, not a key of udev's own (DEVNAME== makes
@@ -166,10 +171,26 @@ static int write_rules(const char *path, const char *text, char *err, size_t err
 	return 0;
 }
 
+/* The ids of every USB device dev is attached through, nearest first. */
+static size_t usb_ids(struct udev_device *dev, struct input_usb_id *ids, size_t max) {
+	size_t n = 0;
+	struct udev_device *usb = dev;
+	while (n < max && (usb = udev_device_get_parent_with_subsystem_devtype(usb, "usb",
+			"usb_device")) != NULL) {
+		const char *vendor = udev_device_get_sysattr_value(usb, "idVendor");
+		const char *product = udev_device_get_sysattr_value(usb, "idProduct");
+		if (vendor != NULL && product != NULL) {
+			ids[n++] = (struct input_usb_id){(uint16_t)strtoul(vendor, NULL, 16),
+				(uint16_t)strtoul(product, NULL, 16)};
+		}
+	}
+	return n;
+}
+
 /* The device's properties, as a match sees them. */
 static bool device_matches(struct udev_device *dev, const struct seat_config *seat) {
-	struct udev_device *usb = udev_device_get_parent_with_subsystem_devtype(dev, "usb",
-			"usb_device");
+	/* USB has at most five hubs between a device and its root hub. */
+	struct input_usb_id ids[8];
 	const char *links[16];
 	size_t n = 0;
 	struct udev_list_entry *e;
@@ -179,14 +200,12 @@ static bool device_matches(struct udev_device *dev, const struct seat_config *se
 		}
 	}
 	links[n] = NULL;
-	const char *vendor = usb ? udev_device_get_sysattr_value(usb, "idVendor") : NULL;
-	const char *product = usb ? udev_device_get_sysattr_value(usb, "idProduct") : NULL;
 	struct input_device d = {
 		.id_path = udev_device_get_property_value(dev, "ID_PATH"),
 		.syspath = udev_device_get_syspath(dev),
 		.name = input_name(dev),
-		.vendor = vendor ? (uint16_t)strtoul(vendor, NULL, 16) : 0,
-		.product = product ? (uint16_t)strtoul(product, NULL, 16) : 0,
+		.usb_ids = ids,
+		.n_usb_ids = usb_ids(dev, ids, sizeof(ids) / sizeof(ids[0])),
 		.devnode = udev_device_get_devnode(dev),
 		.devlinks = links,
 	};

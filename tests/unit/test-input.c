@@ -61,10 +61,11 @@ static void every_match_kind_becomes_a_rule(void **state) {
 	char *text = input_rules_text(&seat, "lab1", err, sizeof(err));
 	assert_non_null(text);
 	const char *want[] = {
-		"ENV{ID_PATH}==\"pci-0000:00:14.0-usb-0:1.*\"",
-		"ATTRS{name}==\"Logitech K120\"",
+		"ENV{ID_PATH}==\"?*\", ENV{ID_PATH}==\"pci-0000:00:14.0-usb-0:1.*\"",
+		"SUBSYSTEMS==\"input\", ATTRS{name}==\"Logitech K120\"",
 		"ATTRS{idVendor}==\"046d\", ATTRS{idProduct}==\"c31c\"",
-		"DEVPATH==\"/devices/pci0000:00/0000:00:14.0/usb1/1-2/*\"",
+		("DEVPATH==\"/devices/pci0000:00/0000:00:14.0/usb1/1-2|"
+			"/devices/pci0000:00/0000:00:14.0/usb1/1-2/*\""),
 		"ENV{DEVNAME}==\"/dev/input/event7\"",
 		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
 	};
@@ -416,13 +417,17 @@ static struct input_device matcher_view(const struct fake_event *ev, char *syspa
 		.devnode = ev->devname,
 		.devlinks = ev->links,
 	};
+	static struct input_usb_id ids[8];
+	d.usb_ids = ids;
 	for (const struct fake_dev *p = ev->dev->parent; p != NULL; p = p->parent) {
 		if (d.name == NULL && strcmp(p->subsystem, "input") == 0) {
 			d.name = fake_attr(p, "name");
 		}
-		if (d.vendor == 0 && p->devtype != NULL && strcmp(p->devtype, "usb_device") == 0) {
-			d.vendor = (uint16_t)strtoul(fake_attr(p, "idVendor"), NULL, 16);
-			d.product = (uint16_t)strtoul(fake_attr(p, "idProduct"), NULL, 16);
+		if (d.n_usb_ids < 8 && p->devtype != NULL && strcmp(p->devtype, "usb_device") == 0) {
+			ids[d.n_usb_ids++] = (struct input_usb_id){
+				(uint16_t)strtoul(fake_attr(p, "idVendor"), NULL, 16),
+				(uint16_t)strtoul(fake_attr(p, "idProduct"), NULL, 16),
+			};
 		}
 	}
 	return d;
@@ -517,6 +522,68 @@ static void alternatives_and_globs_mean_the_same(void **state) {
 	input_match_finish(&m);
 }
 
+/* A keyboard behind a hub, with blanks after its name. */
+static const struct fake_dev hub = {"1-2", "usb", "usb_device",
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-2",
+	{{"idVendor", "05e3"}, {"idProduct", "0608"}}, &root_hub};
+static const struct fake_dev hub_kbd_usb = {"1-2.1", "usb", "usb_device",
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.1",
+	{{"idVendor", "04d9"}, {"idProduct", "1603"}}, &hub};
+static const struct fake_dev hub_kbd_intf = {"1-2.1:1.0", "usb", "usb_interface",
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.1/1-2.1:1.0", {{NULL}}, &hub_kbd_usb};
+static const struct fake_dev hub_kbd_input = {"input7", "input", NULL,
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.1/1-2.1:1.0/input/input7",
+	{{"name", "USB Keyboard  "}}, &hub_kbd_intf};
+static const struct fake_dev hub_kbd_event = {"event7", "input", NULL,
+	"/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.1/1-2.1:1.0/input/input7/event7",
+	{{NULL}}, &hub_kbd_input};
+static const struct fake_event hub_keyboard = {&hub_kbd_event,
+	"pci-0000:00:14.0-usb-0:2.1:1.0", "/dev/input/event7", {NULL}};
+
+/* An i2c touchpad: its i2c device has a name attribute of its own. */
+static const struct fake_dev i2c = {"i2c-ELAN0501:00", "i2c", NULL,
+	"/devices/platform/AMDI0010:01/i2c-1/i2c-ELAN0501:00",
+	{{"name", "ELAN0501:00"}}, NULL};
+static const struct fake_dev tp_hid = {"0018:04F3:3060.0002", "hid", NULL,
+	"/devices/platform/AMDI0010:01/i2c-1/i2c-ELAN0501:00/0018:04F3:3060.0002",
+	{{NULL}}, &i2c};
+static const struct fake_dev tp_input = {"input9", "input", NULL,
+	"/devices/platform/AMDI0010:01/i2c-1/i2c-ELAN0501:00/0018:04F3:3060.0002/input/input9",
+	{{"name", "ELAN0501:00 04F3:3060 Touchpad"}}, &tp_hid};
+static const struct fake_dev tp_event = {"event9", "input", NULL,
+	"/devices/platform/AMDI0010:01/i2c-1/i2c-ELAN0501:00/0018:04F3:3060.0002/input/"
+	"input9/event9", {{NULL}}, &tp_input};
+static const struct fake_event touchpad = {&tp_event, "platform-AMDI0010:01",
+	"/dev/input/event9", {NULL}};
+
+/* A virtual device: no ID_PATH, no parent but its input device. */
+static const struct fake_dev uinput_input = {"input30", "input", NULL,
+	"/devices/virtual/input/input30", {{"name", "ydotoold virtual device"}}, NULL};
+static const struct fake_dev uinput_event = {"event30", "input", NULL,
+	"/devices/virtual/input/input30/event30", {{NULL}}, &uinput_input};
+static const struct fake_event virtual_device = {&uinput_event, NULL, "/dev/input/event30",
+	{NULL}};
+
+/* Issue 12, finding 6: which parent, which blanks and which missing
+ * property a match looks at, udev's rules and the matcher alike. */
+static void rules_and_matcher_agree_on_parents(void **state) {
+	(void)state;
+	static const char *const words[] = {
+		"name:ELAN0501:00", "name:ELAN*", "name:ELAN0501:00 04F3:3060 Touchpad",
+		"name:USB Keyboard", "name:USB Keyboard  ", "name:USB Keyboard ", "name:*Keyboard",
+		"name:*", "usb:05e3:0608", "usb:1d6b:0002", "usb:04d9:1603", "usb:046d:c31c",
+		"path:*", "path:pci-*", "path:platform-*",
+		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2.1/1-2.1:1.0/input/input7/event7",
+		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2",
+		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1",
+		"sysfs:/sys/devices/virtual/input/input30", "node:/dev/input/event30",
+	};
+	const struct fake_event *events[] = {&keyboard, &mouse, &hub_keyboard, &touchpad,
+		&virtual_device};
+	rules_and_matcher_agree(words, sizeof(words) / sizeof(words[0]), events,
+			sizeof(events) / sizeof(events[0]));
+}
+
 /* Issue 12, finding 9: check accepted patterns that the daemon then refused
  * to write as rules, and the seat ran without keyboard or mouse. The same
  * rule judges both: whatever check accepts becomes a rule, and whatever
@@ -572,6 +639,7 @@ int main(void) {
 		cmocka_unit_test(check_and_rules_writer_agree),
 		cmocka_unit_test(rules_are_read_back_as_udev_reads_them),
 		cmocka_unit_test(alternatives_and_globs_mean_the_same),
+		cmocka_unit_test(rules_and_matcher_agree_on_parents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,8 +30,10 @@ static const struct input_device keyboard = {
 	.id_path = "pci-0000:00:14.0-usb-0:1.2:1.0",
 	.syspath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1.2/1-1.2:1.0/0003:046D:C31C.0001/input/input5/event5",
 	.name = "Logitech USB Keyboard",
-	.vendor = 0x046d,
-	.product = 0xc31c,
+	/* The keyboard, its hub, the root hub. */
+	.usb_ids = (const struct input_usb_id[]){{0x046d, 0xc31c}, {0x05e3, 0x0608},
+		{0x1d6b, 0x0002}},
+	.n_usb_ids = 3,
 	.devnode = "/dev/input/event5",
 	.devlinks = (const char *const[]){"/dev/input/by-id/usb-Logitech_USB_Keyboard-event-kbd", NULL},
 };
@@ -72,6 +74,23 @@ static void name_usb_node_matches(void **state) {
 	assert_true(matches("node:/dev/input/event5", &keyboard));
 	assert_true(matches("node:/dev/input/by-id/usb-Logitech_USB_Keyboard-event-kbd", &keyboard));
 	assert_false(matches("node:/dev/input/event50", &keyboard));
+}
+
+/* What udev's rules see, the matcher sees (issue 12, finding 6). */
+static void matches_see_what_udev_sees(void **state) {
+	/* A device behind a hub is on the hub, as ATTRS{} finds it. */
+	assert_true(matches("usb:05e3:0608", &keyboard));
+	assert_true(matches("usb:1d6b:0002", &keyboard));
+	/* A name's trailing blanks do not count, unless the pattern has them. */
+	struct input_device blanks = keyboard;
+	blanks.name = "Logitech USB Keyboard  ";
+	assert_true(matches("name:Logitech USB Keyboard", &blanks));
+	assert_true(matches("name:*Keyboard", &blanks));
+	assert_true(matches("name:Logitech USB Keyboard  ", &blanks));
+	assert_false(matches("name:Logitech USB Keyboard ", &keyboard));
+	/* No ID_PATH: no path: match, not even *. */
+	struct input_device virtual = {.name = "ydotoold virtual device"};
+	assert_false(matches("path:*", &virtual));
 }
 
 static void bad_matches(void **state) {
@@ -122,6 +141,7 @@ int main(void) {
 		cmocka_unit_test(path_matches),
 		cmocka_unit_test(sysfs_matches),
 		cmocka_unit_test(name_usb_node_matches),
+		cmocka_unit_test(matches_see_what_udev_sees),
 		cmocka_unit_test(bad_matches),
 		cmocka_unit_test(format_and_equal),
 	};
