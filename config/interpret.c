@@ -374,6 +374,23 @@ static void report_unknown_section(struct ctx *c, const struct ini_section *sec)
 	}
 }
 
+/* A [seat:NAME] header's name: its shape, and clear of the daemon's own
+ * files in runtime_dir. */
+static bool seat_name_ok(struct ctx *c, const struct ini_section *sec, const char *name) {
+	if (!seat_name_valid(name)) {
+		error(c, sec->line, "'%s' is not a seat name; use 1 to 32 letters, digits, "
+				"'-' or '_' (e.g. [seat:lab-1])", name);
+		return false;
+	}
+	const char *taken = seat_name_reserved(name);
+	if (taken != NULL) {
+		error(c, sec->line, "a seat may not be named '%s': seatd-lease keeps %s at "
+				"runtime_dir/%s; rename the seat (e.g. [seat:%s-1])", name, taken, name, name);
+		return false;
+	}
+	return true;
+}
+
 static struct seat_config *add_seat(struct seatmap *map, const char *name, int line,
 		const struct seat_policy *policy) {
 	map->seats = realloc(map->seats, (map->n_seats + 1) * sizeof(*map->seats));
@@ -469,16 +486,7 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 			continue;
 		}
 		const char *name = sec->name + 5;
-		if (!seat_name_valid(name)) {
-			error(&c, sec->line, "'%s' is not a seat name; use 1 to 32 letters, digits, "
-					"'-' or '_' (e.g. [seat:lab-1])", name);
-			continue;
-		}
-		const char *taken = seat_name_reserved(name);
-		if (taken != NULL) {
-			error(&c, sec->line, "a seat may not be named '%s': seatd-lease keeps %s at "
-					"runtime_dir/%s; rename the seat (e.g. [seat:%s-1])", name, taken, name,
-					name);
+		if (!seat_name_ok(&c, sec, name)) {
 			continue;
 		}
 		struct seat_config *twin = seatmap_find_seat(map, name);

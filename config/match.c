@@ -32,6 +32,30 @@ static bool parse_hex4(const char *s, uint16_t *out) {
 	return true;
 }
 
+/* An ID_PATH's first part always has a dash (pci-0000:...); a bare word
+ * before the colon is a misspelt prefix, not a path: says so in err. */
+static bool misspelt_prefix(const char *word, size_t plen, char *err, size_t errlen) {
+	bool word_like = plen > 0 && plen <= 16;
+	for (size_t i = 0; i < plen && word_like; i++) {
+		word_like = isalpha((unsigned char)word[i]);
+	}
+	if (!word_like) {
+		return false;
+	}
+	char prefix[17];
+	memcpy(prefix, word, plen);
+	prefix[plen] = '\0';
+	const char *const candidates[] = {"path", "sysfs", "name", "usb", "node", NULL};
+	const char *hint = diag_suggest(prefix, candidates);
+	if (hint != NULL) {
+		snprintf(err, errlen, "unknown match '%s:'; did you mean '%s:'?", prefix, hint);
+	} else {
+		snprintf(err, errlen, "unknown match '%s:'; use path:, sysfs:, name:, usb: or node:",
+				prefix);
+	}
+	return true;
+}
+
 bool input_match_parse(const char *word, struct input_match *out, char *err, size_t errlen) {
 	*out = (struct input_match){.kind = MATCH_PATH};
 	const char *value = word;
@@ -47,24 +71,7 @@ bool input_match_parse(const char *word, struct input_match *out, char *err, siz
 				break;
 			}
 		}
-		/* An ID_PATH's first part always has a dash (pci-0000:...); a bare
-		 * word before the colon is a misspelt prefix, not a path. */
-		bool word_like = plen > 0 && plen <= 16;
-		for (size_t i = 0; i < plen && word_like; i++) {
-			word_like = isalpha((unsigned char)word[i]);
-		}
-		if (!prefixed && word_like) {
-			char prefix[17];
-			memcpy(prefix, word, plen);
-			prefix[plen] = '\0';
-			const char *const candidates[] = {"path", "sysfs", "name", "usb", "node", NULL};
-			const char *hint = diag_suggest(prefix, candidates);
-			if (hint != NULL) {
-				snprintf(err, errlen, "unknown match '%s:'; did you mean '%s:'?", prefix, hint);
-			} else {
-				snprintf(err, errlen, "unknown match '%s:'; use path:, sysfs:, name:, usb: "
-						"or node:", prefix);
-			}
+		if (!prefixed && misspelt_prefix(word, plen, err, errlen)) {
 			return false;
 		}
 	}
