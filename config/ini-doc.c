@@ -29,7 +29,7 @@ struct reader {
 	bool in_bad_section;
 	bool have_key; /* a key line was seen in this section: continuations may follow */
 	bool continuing; /* the line inih has now continues the last entry */
-	bool dropped; /* a line too long was left out: so are its continuations */
+	bool dropped; /* a line was refused: so are its continuations, quietly */
 	size_t value_len, value_cap; /* of the last entry's value, for continuations */
 	int syntax_errors;
 };
@@ -168,6 +168,8 @@ static void not_a_setting(struct reader *r, const char *body, size_t blen) {
 				blen > 60 ? "..." : "");
 	}
 	r->syntax_errors++;
+	r->have_key = false;
+	r->dropped = true;
 }
 
 /* A line that is not a section header: a key line, a continuation or an
@@ -196,7 +198,7 @@ static size_t setting_line(struct reader *r, const char *body, size_t blen, bool
 		return 0;
 	}
 	r->have_key = false;
-	r->dropped = false;
+	r->dropped = true;
 	if (current_section(r) == NULL) {
 		diag_add(r->diags, DIAG_ERROR, r->name, r->line,
 				"'%.*s' comes before any section; put it under [general] or a [seat:NAME]",
@@ -209,6 +211,7 @@ static size_t setting_line(struct reader *r, const char *body, size_t blen, bool
 		return 0;
 	}
 	r->have_key = true;
+	r->dropped = false;
 	return blen;
 }
 

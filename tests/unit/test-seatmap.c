@@ -155,6 +155,15 @@ static void long_lines_arrive_whole(void **state) {
 	seatmap_free(map);
 }
 
+/* Loads text that has errors; returns the map all the same. */
+static struct seatmap *load_errors_map(const char *text) {
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &pure, &diags);
+	assert_true(diag_errors(&diags) > 0);
+	diag_list_finish(&diags);
+	return map;
+}
+
 /* The errors of text (NULL: none wanted) as one string, for assertions on
  * the exact messages; caller frees. */
 static char *errors_of(const char *text, size_t len) {
@@ -292,6 +301,18 @@ static void other_line_shapes(void **state) {
 	assert_non_null(strstr(errors, "is not a section header"));
 	free(errors);
 	free(comment);
+
+	/* A refused line's continuations are left out, not errors of their
+	 * own, nor part of the key before it. */
+	errors = errors_of("bogus line\n  more\n[seat:a]\noutputs = A\nuser = u\nnot a key\n"
+			"  more\n", 65);
+	assert_string_equal(errors, "1: 'bogus line' is neither a section header nor a setting; "
+			"write [section] or key = value\n6: 'not a key' is neither a section header nor "
+			"a setting; write [section] or key = value\n");
+	free(errors);
+	map = load_errors_map("[seat:a]\noutputs = A\nuser = u\nnot a key\n  B\n");
+	assert_string_equal(map->seats[0].user, "u");
+	seatmap_free(map);
 
 	/* 20000 continuation lines: one value, in linear time. */
 	size_t cap = 20000 * 10 + 64, len = 0;
