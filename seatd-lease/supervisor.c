@@ -21,6 +21,7 @@
 #include "seat.h"
 #include "spawn.h"
 #include "status.h"
+#include "trusted.h"
 #include "supervisor.h"
 #include "values.h"
 #include "xauth.h"
@@ -275,6 +276,15 @@ static int open_log(struct runner *r, const char *path) {
 
 static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	const struct seat_config *c = r->seat.config;
+	/* xorg_conf_generate() reads the snippet only if this holds: say why not. */
+	int snippet = c->xorg_conf != NULL ? trusted_open_file("xorg_conf", c->xorg_conf, err,
+			errlen) : -2;
+	if (snippet == -1) {
+		return -1;
+	}
+	if (snippet >= 0) {
+		close(snippet);
+	}
 	char *conf = xorg_conf_generate(c);
 	if (conf == NULL) {
 		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));

@@ -91,6 +91,10 @@ static void cookie_file_format(void **state) {
 }
 
 static void generated_xorg_conf(void **state) {
+	/* A snippet is read only if root's (test-xorgconf.c): this one is root's. */
+	if (geteuid() != 0) {
+		skip();
+	}
 	char snippet[] = "/tmp/seatd-lease-test-snippet-XXXXXX";
 	int fd = mkstemp(snippet);
 	assert_true(fd >= 0);
