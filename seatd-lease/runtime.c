@@ -1,150 +1,317 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "pids.h"
 #include "runtime.h"
+#include "trusted.h"
 
-/* How long a stale process gets between SIGTERM and SIGKILL. */
-#define STALE_STOP_TIMEOUT_MS 3000
+/* A seat user's tree is removed with at most this many directories open at
+ * once: what lies deeper is moved up, and removed by a further pass. */
+#define REMOVE_MAX_DEPTH 16
+#define REMOVE_MAX_PASSES 64
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
 int runtime_dir_prepare(const char *runtime_dir) {
-	if (mkdir(runtime_dir, 0755) != 0 && errno != EEXIST) {
-		log_error("cannot create runtime_dir %s: %s", runtime_dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-int runtime_seat_dir_prepare(const char *dir, const char *xdg_dir, uid_t uid, gid_t gid) {
-	const char *const dirs[] = {dir, xdg_dir};
-	for (size_t i = 0; i < 2; i++) {
-		if (mkdir(dirs[i], 0700) != 0 && errno != EEXIST) {
-			log_error("cannot create %s: %s", dirs[i], strerror(errno));
-			return -1;
+	char err[PATH_MAX + 256];
+	int fd = trusted_open(runtime_dir, O_RDONLY | O_DIRECTORY, S_IFDIR, err, sizeof(err));
+	if (fd < 0 && errno == ENOENT) {
+		/* Made where only root can make it: in a trusted parent. */
+		char *parent = strdup(runtime_dir);
+		if (parent == NULL) {
+			abort();
 		}
-		/* Only the seat's user may enter: its cookie lives here. */
-		if (chown(dirs[i], uid, gid) != 0 || chmod(dirs[i], 0700) != 0) {
-			log_error("cannot give %s to uid %u: %s", dirs[i], (unsigned)uid,
-					strerror(errno));
-			return -1;
+		size_t len = strlen(parent);
+		while (len > 1 && parent[len - 1] == '/') {
+			parent[--len] = '\0';
 		}
+		char *base = strrchr(parent, '/');
+		if (base != NULL && base[1] != '\0') {
+			*base++ = '\0';
+			int pfd = trusted_open(parent[0] != '\0' ? parent : "/",
+					O_RDONLY | O_DIRECTORY, S_IFDIR, err, sizeof(err));
+			if (pfd >= 0 && mkdirat(pfd, base, 0755) == 0) {
+				int made = openat(pfd, base, DIR_FLAGS);
+				if (made >= 0) {
+					fchmod(made, 0755);
+					close(made);
+				}
+			}
+			if (pfd >= 0) {
+				close(pfd);
+				fd = trusted_open(runtime_dir, O_RDONLY | O_DIRECTORY, S_IFDIR, err,
+						sizeof(err));
+			}
+		}
+		free(parent);
 	}
-	return 0;
-}
-
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
-static unsigned long long start_time(pid_t pid) {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		return 0;
+		log_error("runtime_dir %s: %s; it must be a directory that root owns and only root "
+				"can write, reached through no symbolic link and directories only root "
+				"can change: chown root:root and chmod 755 it, or name another "
+				"(the default is /run/seatd-lease)", runtime_dir, err);
+		return -1;
 	}
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0) {
-		return 0;
-	}
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: count from the last ')'. */
-	char *p = strrchr(buf, ')');
-	if (p == NULL) {
-		return 0;
-	}
-	p++;
-	for (int field = 3; field < 22 && p != NULL; field++) {
-		p = strchr(p + 1, ' ');
-	}
-	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-int runtime_write_pids(const char *dir, pid_t xserver, pid_t session) {
-	char path[4096], tmp[4200];
-	snprintf(path, sizeof(path), "%s/pids", dir);
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	FILE *f = fopen(tmp, "we");
-	if (f == NULL) {
-		return -1;
-	}
-	if (xserver > 0) {
-		fprintf(f, "xserver %d %llu\n", (int)xserver, start_time(xserver));
-	}
-	if (session > 0) {
-		fprintf(f, "session %d %llu\n", (int)session, start_time(session));
-	}
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
 	return 0;
 }
 
-static bool stop_stale(const char *seat, const char *what, pid_t pid, unsigned long long since) {
-	if (pid <= 1 || since == 0 || start_time(pid) != since) {
-		return false;
-	}
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	log_notice("stopping the %s of seat %s (pid %d) left by an earlier run", what, seat,
-			(int)pid);
-	kill(-pid, SIGTERM);
-	kill(pid, SIGTERM);
-	if (pidfd >= 0) {
-		struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-		if (poll(&pfd, 1, STALE_STOP_TIMEOUT_MS) == 0) {
-			log_warning("the %s of seat %s (pid %d) ignored SIGTERM; killing it", what,
-					seat, (int)pid);
-		}
-		close(pidfd);
-	}
-	/* Whatever is left of the group, and the leader if it lingered. */
-	kill(-pid, SIGKILL);
-	kill(pid, SIGKILL);
-	return true;
+/* Ours: root's, writable by root alone, and marked. */
+static bool is_seat_dir(int fd) {
+	struct stat st, mark;
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && trusted_stat(&st) &&
+		fstatat(fd, RUNTIME_SEAT_MARKER, &mark, AT_SYMLINK_NOFOLLOW) == 0 &&
+		S_ISREG(mark.st_mode) && trusted_stat(&mark);
 }
 
-static void remove_tree(int dirfd) {
-	DIR *d = fdopendir(dirfd);
+int runtime_seat_dir_open(const char *dir) {
+	int fd = open(dir, DIR_FLAGS);
+	if (fd >= 0 && !is_seat_dir(fd)) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+/* Moves directory name in dir up into top (a fresh .trash-N name), for the
+ * next pass. */
+static void move_up(int dir, const char *name, int top, unsigned *trash) {
+	for (int tries = 0; tries < 16; tries++) {
+		char fresh[32];
+		snprintf(fresh, sizeof(fresh), ".trash-%u", (*trash)++);
+		if (renameat2(dir, name, top, fresh, RENAME_NOREPLACE) == 0 || errno != EEXIST) {
+			return;
+		}
+	}
+}
+
+/* Empties the directory fd, on device dev, and closes it. Never follows a
+ * link, never leaves the file system (a user's FUSE mount stays as it is). */
+static void empty_dir(int top, int fd, dev_t dev, unsigned depth, unsigned *trash) {
+	DIR *d = fdopendir(fd);
 	if (d == NULL) {
-		close(dirfd);
+		close(fd);
 		return;
 	}
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+				unlinkat(fd, e->d_name, 0) == 0 || errno != EISDIR) {
 			continue;
 		}
-		if (unlinkat(dirfd, e->d_name, 0) != 0 && errno == EISDIR) {
-			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					O_CLOEXEC);
-			if (sub >= 0) {
-				remove_tree(sub);
-			}
-			unlinkat(dirfd, e->d_name, AT_REMOVEDIR);
+		if (depth >= REMOVE_MAX_DEPTH) {
+			move_up(fd, e->d_name, top, trash);
+			continue;
+		}
+		int sub = openat(fd, e->d_name, DIR_FLAGS);
+		struct stat st;
+		if (sub >= 0 && fstat(sub, &st) == 0 && st.st_dev == dev) {
+			empty_dir(top, sub, dev, depth + 1, trash);
+			unlinkat(fd, e->d_name, AT_REMOVEDIR);
+		} else if (sub >= 0) {
+			close(sub);
 		}
 	}
 	closedir(d);
 }
 
-void runtime_remove_seat_dir(const char *dir) {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		remove_tree(fd);
+/* Removes name in dir, whatever it is and however deep, by descriptor. */
+static bool remove_entry(int dir, const char *name) {
+	if (unlinkat(dir, name, 0) == 0 || errno == ENOENT) {
+		return true;
 	}
-	rmdir(dir);
+	int top = openat(dir, name, DIR_FLAGS);
+	struct stat st;
+	if (top < 0 || fstat(top, &st) != 0) {
+		if (top >= 0) {
+			close(top);
+		}
+		return false;
+	}
+	unsigned trash = 0;
+	for (int pass = 0; pass < REMOVE_MAX_PASSES; pass++) {
+		unsigned before = trash;
+		int fd = openat(top, ".", DIR_FLAGS);
+		if (fd >= 0) {
+			empty_dir(top, fd, st.st_dev, 0, &trash);
+		}
+		if (trash == before) {
+			break;
+		}
+	}
+	close(top);
+	return unlinkat(dir, name, AT_REMOVEDIR) == 0;
+}
+
+/* A directory of uid's, made anew in the seat directory. */
+static int user_dir(int seatfd, const char *name, uid_t uid, gid_t gid) {
+	if (mkdirat(seatfd, name, 0700) != 0) {
+		return -1;
+	}
+	int fd = openat(seatfd, name, DIR_FLAGS);
+	if (fd < 0) {
+		return -1;
+	}
+	int ret = fchown(fd, uid, gid) == 0 && fchmod(fd, 0700) == 0 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* runtime_dir/NAME, ours, made if missing: the descriptor, or -1 with err. */
+static int seat_dir_at(int rundir, const char *runtime_dir, const char *seat, uid_t uid,
+		char *err, size_t errlen) {
+	int fd = openat(rundir, seat, DIR_FLAGS);
+	if (fd >= 0 && is_seat_dir(fd)) {
+		return fd;
+	}
+	struct stat st;
+	if (fd >= 0 || fstatat(rundir, seat, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		bool older = fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == uid;
+		if (fd >= 0) {
+			close(fd);
+		}
+		if (!older) {
+			snprintf(err, errlen, "%s/%s is not a seat directory of seatd-lease (no %s in "
+					"it); move it away", runtime_dir, seat, RUNTIME_SEAT_MARKER);
+			return -1;
+		}
+		/* An older version's, given to the user: nothing in it is to be trusted. */
+		log_notice("seat %s: removing %s/%s, its user's, left by an older seatd-lease", seat,
+				runtime_dir, seat);
+		remove_entry(rundir, seat);
+	}
+	if (mkdirat(rundir, seat, 0755) != 0 || (fd = openat(rundir, seat, DIR_FLAGS)) < 0) {
+		snprintf(err, errlen, "cannot create %s/%s: %s", runtime_dir, seat, strerror(errno));
+		return -1;
+	}
+	int mark = openat(fd, RUNTIME_SEAT_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			O_CLOEXEC, 0644);
+	if (fchmod(fd, 0755) != 0 || mark < 0 || fchmod(mark, 0644) != 0) {
+		snprintf(err, errlen, "cannot set up %s/%s: %s", runtime_dir, seat, strerror(errno));
+		if (mark >= 0) {
+			close(mark);
+		}
+		close(fd);
+		return -1;
+	}
+	close(mark);
+	return fd;
+}
+
+int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, gid_t gid,
+		char *err, size_t errlen) {
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	if (rundir < 0) {
+		snprintf(err, errlen, "cannot open runtime_dir %s: %s", runtime_dir, strerror(errno));
+		return -1;
+	}
+	int fd = seat_dir_at(rundir, runtime_dir, seat, uid, err, errlen);
+	close(rundir);
+	if (fd < 0) {
+		return -1;
+	}
+	/* XDG_RUNTIME_DIR: nothing of an earlier start carries over. The log
+	 * directory stays, for the X server's Xorg.log.old, if still uid's. */
+	struct stat st;
+	int ret = 0;
+	if (!remove_entry(fd, "xdg") || user_dir(fd, "xdg", uid, gid) != 0) {
+		snprintf(err, errlen, "cannot make %s/%s/xdg anew: %s", runtime_dir, seat,
+				strerror(errno));
+		ret = -1;
+	} else if ((fstatat(fd, "log", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+			st.st_uid != uid) && (!remove_entry(fd, "log") ||
+			user_dir(fd, "log", uid, gid) != 0)) {
+		snprintf(err, errlen, "cannot make %s/%s/log: %s", runtime_dir, seat, strerror(errno));
+		ret = -1;
+	}
+	close(fd);
+	return ret;
+}
+
+static bool write_all(int fd, const void *data, size_t len) {
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n <= 0) {
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
+		mode_t mode, uid_t uid, gid_t gid) {
+	int seatfd = runtime_seat_dir_open(dir);
+	if (seatfd < 0) {
+		return -1;
+	}
+	int fd = -1;
+	if (unlinkat(seatfd, name, 0) == 0 || errno == ENOENT) {
+		fd = openat(seatfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	int ret = fd >= 0 && write_all(fd, data, len) && fchown(fd, uid, gid) == 0 &&
+		fchmod(fd, mode) == 0 ? 0 : -1;
+	int e = errno;
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (ret != 0 && fd >= 0) {
+		unlinkat(seatfd, name, 0);
+	}
+	close(seatfd);
+	errno = e;
+	return ret;
+}
+
+int runtime_open_log(const char *dir, const char *name, uid_t uid, gid_t gid) {
+	int seatfd = runtime_seat_dir_open(dir);
+	if (seatfd < 0) {
+		return -1;
+	}
+	const int flags = O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	int fd = openat(seatfd, name, flags, 0600);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+			(st.st_uid != 0 && st.st_uid != uid))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		/* Not a log of this seat's user: a new one. */
+		unlinkat(seatfd, name, 0);
+		fd = openat(seatfd, name, flags | O_EXCL, 0600);
+	}
+	close(seatfd);
+	if (fd >= 0 && (fchown(fd, uid, gid) != 0 || fchmod(fd, 0600) != 0 ||
+			fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) != 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int runtime_clean_stale(const char *runtime_dir, const char *seat) {
-	DIR *d = opendir(runtime_dir);
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	int list = rundir >= 0 ? openat(rundir, ".", DIR_FLAGS) : -1;
+	DIR *d = list >= 0 ? fdopendir(list) : NULL;
 	if (d == NULL) {
+		if (list >= 0) {
+			close(list);
+		}
+		if (rundir >= 0) {
+			close(rundir);
+		}
 		return 0;
 	}
 	int stopped = 0;
@@ -153,24 +320,35 @@ int runtime_clean_stale(const char *runtime_dir, const char *seat) {
 		if (e->d_name[0] == '.' || (seat != NULL && strcmp(e->d_name, seat) != 0)) {
 			continue;
 		}
-		char dir[4096], path[4200];
-		snprintf(dir, sizeof(dir), "%s/%s", runtime_dir, e->d_name);
-		snprintf(path, sizeof(path), "%s/pids", dir);
-		FILE *f = fopen(path, "re");
-		if (f != NULL) {
-			char what[16];
-			int pid;
-			unsigned long long since;
-			while (fscanf(f, "%15s %d %llu", what, &pid, &since) == 3) {
-				stopped += stop_stale(e->d_name, what, (pid_t)pid, since);
+		int fd = openat(rundir, e->d_name, DIR_FLAGS);
+		if (fd < 0 || !is_seat_dir(fd)) {
+			/* Not ours: whatever it is, it is left alone. */
+			if (fd >= 0) {
+				close(fd);
 			}
-			fclose(f);
+			continue;
 		}
-		struct stat st;
-		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-			runtime_remove_seat_dir(dir);
-		}
+		stopped += pids_stop_stale(fd, e->d_name);
+		close(fd);
+		remove_entry(rundir, e->d_name);
 	}
 	closedir(d);
+	close(rundir);
 	return stopped;
+}
+
+void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	if (rundir < 0) {
+		return;
+	}
+	int fd = openat(rundir, seat, DIR_FLAGS);
+	if (fd >= 0 && is_seat_dir(fd) && !remove_entry(rundir, seat)) {
+		log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
+				strerror(errno));
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	close(rundir);
 }

@@ -2,31 +2,58 @@
 #define SEATD_LEASE_RUNTIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /*
- * What a run leaves in runtime_dir, so that the next run can clean up after
- * one that was killed: each seat's directory holds a `pids` file naming its
- * processes (pid and start time, so a reused pid is never mistaken).
+ * What a run keeps in runtime_dir, and what a seat's user may touch there.
+ *
+ * runtime_dir is root's and only root's (checked at start). Each seat has
+ * runtime_dir/NAME, root's (0755), marked as ours by the root-owned file
+ * RUNTIME_SEAT_MARKER: only directories carrying it are ever cleaned or
+ * removed. Root creates every file in it (new, O_EXCL, never through a
+ * link); the seat's user gets some of them (fchown) but cannot replace any,
+ * since the directory is root's. The user's writable part is NAME/xdg (its
+ * XDG_RUNTIME_DIR, made anew at each start) and NAME/log (where its X server
+ * writes its own log): root never opens anything inside them, and removes
+ * them by descriptor, without following links.
  */
 
-/* Creates runtime_dir (root's, 0755) if needed. */
+#define RUNTIME_SEAT_MARKER ".seatd-lease-seat"
+
+/* Creates runtime_dir (root's, 0755) if it is missing, and refuses it
+ * (logged, with the fix) unless root alone can change it and the way to it
+ * (see trusted_open). */
 int runtime_dir_prepare(const char *runtime_dir);
 
-/* Makes runtime_dir/NAME and its xdg/ for the seat's user, mode 0700. */
-int runtime_seat_dir_prepare(const char *dir, const char *xdg_dir, uid_t uid, gid_t gid);
+/* Before each start of a seat: runtime_dir/NAME made if missing (a user's
+ * directory left there by an older version is removed first), xdg/ made
+ * anew and log/ if missing, both uid's, 0700. -1 with err. */
+int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, gid_t gid,
+		char *err, size_t errlen);
 
-/* Records the seat's live processes (pid 0: none). */
-int runtime_write_pids(const char *dir, pid_t xserver, pid_t session);
+/* The seat directory dir (runtime_dir/NAME) opened, if it is one of ours:
+ * root's, writable by root alone, with the marker. -1 otherwise. */
+int runtime_seat_dir_open(const char *dir);
 
-/* Stops every process that a `pids` file under runtime_dir names and that
- * still runs (its process group, SIGTERM then SIGKILL), then removes the
- * seat directories: all of them, or only seat's when seat is not NULL (a
- * per-seat process must not touch the others). Returns how many processes
- * it stopped. */
+/* Writes a new file name in dir (one there before is removed), owned by
+ * uid:gid with mode. */
+int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
+		mode_t mode, uid_t uid, gid_t gid);
+
+/* A log in dir that the seat's processes write: appended to if it is a
+ * regular file of root's or uid's, else made anew; uid:gid's, mode 0600.
+ * Never blocks on what is there. The descriptor, or -1. */
+int runtime_open_log(const char *dir, const char *name, uid_t uid, gid_t gid);
+
+/* Stops what the pids record of each seat directory of ours in runtime_dir
+ * names, where the record proves it ours (see pids.h), then removes those
+ * directories: all of ours, or seat's alone when seat is not NULL (a
+ * per-seat process must not touch the others). Anything else in
+ * runtime_dir is left alone. Returns how many processes it stopped. */
 int runtime_clean_stale(const char *runtime_dir, const char *seat);
 
-/* Removes a seat's directory and all in it. */
-void runtime_remove_seat_dir(const char *dir);
+/* Removes runtime_dir/NAME and all in it, if it is one of ours. */
+void runtime_remove_seat_dir(const char *runtime_dir, const char *seat);
 
 #endif

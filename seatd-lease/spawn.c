@@ -67,10 +67,10 @@ void seat_user_finish(struct seat_user *user) {
 
 bool seat_paths_init(struct seat_paths *p, const char *runtime_dir, const char *seat) {
 	p->dir = xasprintf("%s/%s", runtime_dir, seat);
-	p->xauthority = xasprintf("%s/xauthority", p->dir);
-	p->xorg_conf = xasprintf("%s/xorg.conf", p->dir);
-	p->xorg_log = xasprintf("%s/Xorg.log", p->dir);
-	p->session_log = xasprintf("%s/session.log", p->dir);
+	p->xauthority = xasprintf("%s/" SEAT_XAUTHORITY, p->dir);
+	p->xorg_conf = xasprintf("%s/" SEAT_XORG_CONF, p->dir);
+	p->xorg_log = xasprintf("%s/log/Xorg.log", p->dir);
+	p->session_log = xasprintf("%s/" SEAT_SESSION_LOG, p->dir);
 	p->xdg_runtime_dir = xasprintf("%s/xdg", p->dir);
 	return true;
 }

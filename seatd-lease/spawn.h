@@ -26,13 +26,19 @@ void seat_user_finish(struct seat_user *user);
 #define SPAWN_LEASE_FD 3
 #define SPAWN_READY_FD 4
 
+/* The files root makes in a seat's directory (see runtime.h). */
+#define SEAT_XAUTHORITY "xauthority"
+#define SEAT_XORG_CONF "xorg.conf"
+#define SEAT_XORG_STDERR "Xorg.stderr"
+#define SEAT_SESSION_LOG "session.log"
+
 struct seat_paths {
-	char *dir;        /* runtime_dir/NAME, the user's, mode 0700 */
+	char *dir;        /* runtime_dir/NAME, root's, mode 0755 */
 	char *xauthority; /* dir/xauthority */
 	char *xorg_conf;  /* dir/xorg.conf */
-	char *xorg_log;   /* dir/Xorg.log */
+	char *xorg_log;   /* dir/log/Xorg.log: the X server writes it, as the user */
 	char *session_log;
-	char *xdg_runtime_dir; /* dir/xdg */
+	char *xdg_runtime_dir; /* dir/xdg, the user's */
 };
 
 bool seat_paths_init(struct seat_paths *paths, const char *runtime_dir, const char *seat);

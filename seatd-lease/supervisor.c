@@ -16,6 +16,7 @@
 #include "lessor.h"
 #include "log.h"
 #include "notify.h"
+#include "pids.h"
 #include "poller.h"
 #include "runtime.h"
 #include "seat.h"
@@ -219,7 +220,7 @@ static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd)
 	c->pid = pid;
 	c->pidfd = pidfd;
 	c->source = poller_add_fd(r->sup->poller, pidfd, EPOLLIN, child_exited, r);
-	runtime_write_pids(r->paths.dir, r->xserver.pid, r->session.pid);
+	pids_write(r->paths.dir, r->user.uid, r->xserver.pid, r->session.pid);
 }
 
 static void stop_watching_ready(struct runner *r) {
@@ -252,30 +253,9 @@ static void ready_readable(int fd, uint32_t events, void *data) {
 	}
 }
 
-static int write_file(const char *path, const char *text, mode_t mode) {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0) {
-		return -1;
-	}
-	size_t len = strlen(text);
-	ssize_t n = write(fd, text, len);
-	int ret = n == (ssize_t)len && fchmod(fd, mode) == 0 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
-/* A log file of the seat's, written by its processes as the seat's user. */
-static int open_log(struct runner *r, const char *path) {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd >= 0 && fchown(fd, r->user.uid, r->user.gid) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	const struct seat_config *c = r->seat.config;
+	const struct seat_user *u = &r->user;
 	/* xorg_conf_generate() reads the snippet only if this holds: say why not. */
 	int snippet = c->xorg_conf != NULL ? trusted_open_file("xorg_conf", c->xorg_conf, err,
 			errlen) : -2;
@@ -290,13 +270,15 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
 		return -1;
 	}
-	int ret = write_file(r->paths.xorg_conf, conf, 0644);
+	/* The user's to read, not to replace (the directory is root's). */
+	int ret = runtime_write_file(r->paths.dir, SEAT_XORG_CONF, conf, strlen(conf), 0600,
+			u->uid, u->gid);
 	free(conf);
 	if (ret != 0) {
 		snprintf(err, errlen, "cannot write %s: %s", r->paths.xorg_conf, strerror(errno));
 		return -1;
 	}
-	if (xauth_write(r->paths.xauthority, c->display, r->user.uid, r->user.gid, err,
+	if (xauth_write(r->paths.dir, SEAT_XAUTHORITY, c->display, u->uid, u->gid, err,
 			errlen) != 0) {
 		return -1;
 	}
@@ -305,9 +287,7 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	char stderr_path[4200];
-	snprintf(stderr_path, sizeof(stderr_path), "%s/Xorg.stderr", r->paths.dir);
-	int out = open_log(r, stderr_path);
+	int out = runtime_open_log(r->paths.dir, SEAT_XORG_STDERR, u->uid, u->gid);
 	char **argv = xserver_argv(r->map, c, &r->paths);
 	char **envp = seat_environ(&r->user, &r->paths, -1);
 	struct spawn_request req = {
@@ -375,9 +355,8 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 		}
 		r->have_user = true;
 	}
-	if (runtime_seat_dir_prepare(r->paths.dir, r->paths.xdg_runtime_dir, r->user.uid,
-			r->user.gid) != 0) {
-		snprintf(err, errlen, "cannot prepare %s (see the log above)", r->paths.dir);
+	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid, err,
+			errlen) != 0) {
 		return -1;
 	}
 	if (!r->inputs_assigned && c->n_inputs > 0) {
@@ -400,7 +379,7 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 	struct runner *r = runner_of(seat);
 	const struct seat_config *c = seat->config;
 	char **envp = seat_environ(&r->user, &r->paths, c->display);
-	int out = open_log(r, r->paths.session_log);
+	int out = runtime_open_log(r->paths.dir, SEAT_SESSION_LOG, r->user.uid, r->user.gid);
 	char *const *argv = c->session;
 	struct spawn_request req = {
 		.argv = argv,
@@ -509,9 +488,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 	if (seat_is_idle(seat) || seat->state == SEAT_WAITING || seat->state == SEAT_BACKOFF) {
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/pids", r->paths.dir);
-		unlink(path);
+		pids_remove(r->paths.dir);
 		if (r->inputs_assigned) {
 			input_release(seat->config->name, INPUT_TIMEOUT_MS);
 			r->inputs_assigned = false;
@@ -558,7 +535,7 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	/* What the leader left behind in its group goes with it. */
 	kill(-pid, SIGKILL);
 	if (r->xserver.pid > 0 || r->session.pid > 0) {
-		runtime_write_pids(r->paths.dir, r->xserver.pid, r->session.pid);
+		pids_write(r->paths.dir, r->user.uid, r->xserver.pid, r->session.pid);
 	}
 }
 
@@ -663,7 +640,7 @@ static void destroy_runner(struct supervisor *sup, struct runner *r) {
 	poller_remove(r->timer);
 	poller_remove(r->pending_stopped);
 	input_assignment_cancel(r->assigning);
-	runtime_remove_seat_dir(r->paths.dir);
+	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
 	seat_paths_finish(&r->paths);
 	if (r->have_user) {
 		seat_user_finish(&r->user);

@@ -1,10 +1,9 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
-#include <unistd.h>
 
+#include "runtime.h"
 #include "xauth.h"
 
 #define FAMILY_WILD 0xffff
@@ -34,7 +33,8 @@ size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t
 	return off;
 }
 
-int xauth_write(const char *path, int display, uid_t uid, gid_t gid, char *err, size_t errlen) {
+int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t gid,
+		char *err, size_t errlen) {
 	uint8_t cookie[XAUTH_COOKIE_LEN];
 	if (getrandom(cookie, sizeof(cookie), 0) != sizeof(cookie)) {
 		snprintf(err, errlen, "getrandom: %s", strerror(errno));
@@ -42,19 +42,11 @@ int xauth_write(const char *path, int display, uid_t uid, gid_t gid, char *err, 
 	}
 	uint8_t buf[128];
 	size_t len = xauth_encode(display, cookie, buf, sizeof(buf));
-	/* A cookie of an earlier start is dead; start from an empty file. */
-	unlink(path);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+	/* A cookie of an earlier start is dead: a new file, the user's to read
+	 * but not to replace (the directory is root's). */
+	if (runtime_write_file(dir, name, buf, len, 0600, uid, gid) != 0) {
+		snprintf(err, errlen, "cannot write %s/%s: %s", dir, name, strerror(errno));
 		return -1;
 	}
-	if (write(fd, buf, len) != (ssize_t)len || fchown(fd, uid, gid) != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(path);
-		return -1;
-	}
-	close(fd);
 	return 0;
 }

@@ -17,7 +17,9 @@
 size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t *buf,
 		size_t len);
 
-/* Writes a new random cookie to path, mode 0600, owned by uid:gid. */
-int xauth_write(const char *path, int display, uid_t uid, gid_t gid, char *err, size_t errlen);
+/* Writes a new random cookie to name in the seat directory dir, a new file
+ * owned by uid:gid, mode 0600 (see runtime_write_file). */
+int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t gid,
+		char *err, size_t errlen);
 
 #endif

@@ -91,8 +91,8 @@ def test_a_keyboard_plugged_into_a_seats_port_joins_it(rig):
         assert keyboard.id_path == port_path
         node = rig.run("readlink -f %s" % keyboard.node).stdout.strip()
         rig.wait_until("[ \"$(stat -c '%%U %%a' %s)\" = 'lab1 600' ]" % node, timeout=10)
-        rig.wait_until("grep -q 'Adding input device.*%s' %s/s1/Xorg.log" % (node, RUNTIME_DIR),
-                       timeout=15)
+        rig.wait_until("grep -q 'Adding input device.*%s' %s/s1/log/Xorg.log"
+                       % (node, RUNTIME_DIR), timeout=15)
         sup.wait_log(r"seat s1: plugged in .* \(%s\)" % node)
         # Unplugging it leaves the seat alone.
         rig.unplug(keyboard)

@@ -85,6 +85,121 @@ def stat(rig, path):
     return rig.run("stat -c '%%U %%a %%F' %s" % path).stdout.strip()
 
 
+def test_the_seat_directory_is_roots_and_the_user_cannot_swap_xdg(rig):
+    # Finding 1: root made and chowned runtime_dir/NAME/xdg by path; a
+    # session that put a symlink there had root give its target away.
+    rig.run("rm -rf /var/lib/victim && mkdir -m 755 /var/lib/victim")
+    m = attack(rig, "xdg", "  mv \"$XDG_RUNTIME_DIR\" \"$seat/xdg.old\" || "
+               "rm -rf \"$XDG_RUNTIME_DIR\"\n  ln -s /var/lib/victim \"$XDG_RUNTIME_DIR\"")
+    try:
+        with supervisor(rig, m) as sup:
+            wait_restarted(sup)
+            assert stat(rig, "/var/lib/victim") == "root 755 directory"
+            assert stat(rig, SEAT_DIR) == "root 755 directory"
+            assert stat(rig, SEAT_DIR + "/xdg") == "lab1 700 directory"
+            assert stat(rig, SEAT_DIR + "/xauthority") == "lab1 600 regular file"
+            assert rig.run("ls -A %s/xdg" % SEAT_DIR).stdout == ""
+    finally:
+        rig.run("rm -rf /var/lib/victim")
+
+
+def test_root_writes_through_no_link_the_user_made(rig):
+    # Finding 2 (pids.new, a symlink: root wrote the pids record through it)
+    # and root's fchown of session.log (a hard link to a file of root's).
+    rig.run("printf 'precious\\n' >/var/lib/victim-file && chmod 600 /var/lib/victim-file && "
+            "cp -p /var/lib/victim-file /var/lib/victim-log")
+    m = attack(rig, "links", "  ln -s /var/lib/victim-file \"$seat/pids.new\"\n"
+               "  rm -f \"$seat/session.log\"; ln /var/lib/victim-log \"$seat/session.log\"")
+    try:
+        with supervisor(rig, m) as sup:
+            wait_restarted(sup)
+            for victim in ("/var/lib/victim-file", "/var/lib/victim-log"):
+                assert stat(rig, victim) == "root 600 regular file"
+                assert rig.run("cat %s" % victim).stdout == "precious\n", victim
+            assert "xserver " in rig.run("cat %s/pids" % SEAT_DIR).stdout
+    finally:
+        rig.run("rm -f /var/lib/victim-file /var/lib/victim-log")
+
+
+def test_fifos_in_the_seat_directory_do_not_hang_the_daemon(rig):
+    # Finding 3: the daemon opened xorg.conf, Xorg.stderr and session.log
+    # without O_NONBLOCK: a FIFO blocked it in open(), every seat with it.
+    m = attack(rig, "fifos", "  for f in xorg.conf Xorg.stderr session.log; do "
+               "rm -f \"$seat/$f\"; mkfifo \"$seat/$f\"; done")
+    with supervisor(rig, m) as sup:
+        wait_restarted(sup, timeout=40)
+        status = rig.run("timeout 10 %s -c %s status" % (BIN, CONFIG), check=False)
+        assert status.status == 0, status.stderr
+        for f in ("xorg.conf", "Xorg.stderr", "session.log"):
+            assert "regular" in stat(rig, "%s/%s" % (SEAT_DIR, f)), f
+
+
+def test_a_forged_pids_record_kills_nothing(rig):
+    # Finding 3: the next run after a SIGKILL trusted the pids record, which
+    # the seat's user could write, and killed what it named.
+    victim = rig.spawn("echo $$ >/tmp/victim.pid; exec sleep 100000", name="victim")
+    rig.wait_until("[ -s /tmp/victim.pid ]")
+    rig.run("chmod 644 /tmp/victim.pid")
+    pid = int(rig.run("cat /tmp/victim.pid").stdout)
+    forge = ("/tmp/forge.sh", "sleep 2\nseat=$(dirname \"$XDG_RUNTIME_DIR\")\n"
+             "v=$(cat /tmp/victim.pid)\nstart=$(cut -d' ' -f22 /proc/$v/stat)\n"
+             "printf 'session %%s %%s 0 /usr/bin/sleep\\n' $v $start >\"$seat/forged\" && "
+             "mv -f \"$seat/forged\" \"$seat/pids\"\n"
+             "echo forging tried\nxsetroot -solid '%s'\nexec sleep 100000\n" % SEAT_COLOURS[0])
+    rig.write_file(forge[0], forge[1].encode(), mode=0o755)
+    m = seat("/bin/sh %s" % forge[0])
+    try:
+        first = Supervisor(rig, m)
+        first.start()
+        first.wait_state("s1", "running")
+        rig.wait_until("grep -q 'forging tried' %s/session.log" % SEAT_DIR, timeout=20)
+        rig.run("kill -9 %d" % first.pid())
+        rig.wait_until("! pgrep -u lab1 Xorg >/dev/null", timeout=20)
+        with supervisor(rig, m) as again:
+            again.wait_state("s1", "running")
+            assert rig.run("kill -0 %d" % pid, check=False).status == 0, again.log()
+            assert "left by an earlier run" not in again.log()
+    finally:
+        victim.stop()
+        rig.run("pkill -KILL -u lab1 || true; rm -f /tmp/victim.pid")
+
+
+def test_run_cleans_only_seat_directories_it_made(rig):
+    # Finding 5: run removed every directory in runtime_dir at start.
+    rig.run("mkdir -p %s/not-a-seat && echo keep >%s/not-a-seat/file" % (RUNTIME_DIR,
+                                                                         RUNTIME_DIR))
+    try:
+        with supervisor(rig, seat("/bin/sh -c \"exec sleep 100000\"")) as sup:
+            sup.wait_state("s1", "running")
+            assert rig.run("cat %s/not-a-seat/file" % RUNTIME_DIR).stdout == "keep\n"
+            assert stat(rig, SEAT_DIR + "/.seatd-lease-seat") == "root 644 regular empty file"
+            assert sup.stop() == 0
+            assert rig.run("ls -A %s" % RUNTIME_DIR).stdout.split() == ["not-a-seat"]
+    finally:
+        rig.run("rm -rf %s/not-a-seat" % RUNTIME_DIR)
+
+
+@pytest.mark.parametrize("setup", ["mkdir -m 1777 /run/rt",
+                                   "mkdir /run/rt && chown lab1 /run/rt",
+                                   "mkdir /run/rt-real && ln -s /run/rt-real /run/rt"])
+def test_an_unsafe_runtime_dir_is_refused(rig, setup):
+    # Finding 5, the run-time half: a runtime_dir that others can change.
+    rig.run("rm -rf /run/rt /run/rt-real; " + setup)
+    m = seat("/bin/true").replace("runtime_dir = %s" % RUNTIME_DIR, "runtime_dir = /run/rt")
+    try:
+        with supervisor(rig, m, start=False) as sup:
+            sup.start()
+            deadline = time.monotonic() + 20
+            while sup.running() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not sup.running(), "run went on with runtime_dir /run/rt:\n" + sup.log()
+            assert sup.proc.status == 1
+            assert re.search(r"runtime_dir /run/rt: .*(owned by uid|writable by others|"
+                             r"symbolic link).*chown root:root", sup.log()), sup.log()
+    finally:
+        rig.run("rm -rf /run/rt /run/rt-real")
+
+
 def test_a_snippet_the_user_can_write_is_refused(rig):
     # Finding 10: xorg_conf was read as root through links, and copied into a
     # file the seat's user can read: a snippet the user can replace leaks

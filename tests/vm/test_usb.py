@@ -73,7 +73,7 @@ def test_seats_take_usb_ports_by_path_and_by_hub(rig, usb):
         for node in hub_keyboard.nodes + hub_mouse.nodes:
             assert owner(rig, node) == "lab1 600"
         assert owner(rig, keyboard.nodes[0]) == "lab2 600"
-        rig.wait_until("grep -q 'Adding input device.*%s' %s/s2/Xorg.log"
+        rig.wait_until("grep -q 'Adding input device.*%s' %s/s2/log/Xorg.log"
                        % (keyboard.nodes[0], RUNTIME_DIR), timeout=15)
         # The port-2 keyboard, plugged in last, types into s2 only.
         rig.usb_key("a")
@@ -99,7 +99,7 @@ def test_a_usb_keyboard_plugged_into_a_seats_port_types_there_at_once(rig, usb):
             keyboard = usb("usb-kbd", "3")
             node = keyboard.nodes[0]
             rig.wait_until("[ \"$(stat -c '%%U %%a' %s)\" = 'lab2 600' ]" % node, timeout=10)
-            rig.wait_until("grep -q 'Adding input device.*%s' %s/s2/Xorg.log"
+            rig.wait_until("grep -q 'Adding input device.*%s' %s/s2/log/Xorg.log"
                            % (node, RUNTIME_DIR), timeout=15)
             sup.wait_log(r"seat s2: plugged in .* \(%s\)" % node)
             rig.usb_key("b")

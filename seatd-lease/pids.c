@@ -1,0 +1,252 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pids.h"
+#include "runtime.h"
+#include "trusted.h"
+
+/* How long a stale process gets between SIGTERM and SIGKILL. */
+#define STALE_STOP_TIMEOUT_MS 3000
+/* A record is two short lines. */
+#define RECORD_MAX 8192
+
+/* What /proc says of a process. */
+struct proc_facts {
+	unsigned long long start; /* field 22 of stat: clock ticks since boot */
+	pid_t pgrp;
+	uid_t ruid;
+	char exe[PATH_MAX];
+};
+
+/* Reads name in /proc/PID (procfd) into buf, NUL-terminated. */
+static bool read_proc_file(int procfd, const char *name, char *buf, size_t len) {
+	int fd = openat(procfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return false;
+	}
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0) {
+		return false;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+static bool proc_facts(int procfd, struct proc_facts *f) {
+	char buf[2048];
+	if (!read_proc_file(procfd, "stat", buf, sizeof(buf))) {
+		return false;
+	}
+	/* The command name may hold spaces and parentheses: count from the last ')'. */
+	char *p = strrchr(buf, ')');
+	int pgrp = 0;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %d", &pgrp) != 1) {
+		return false;
+	}
+	p++; /* the space before field 3 */
+	for (int field = 3; field < 22 && p != NULL; field++) {
+		p = strchr(p + 1, ' ');
+	}
+	f->start = p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+	f->pgrp = (pid_t)pgrp;
+	if (!read_proc_file(procfd, "status", buf, sizeof(buf))) {
+		return false;
+	}
+	char *uid = strstr(buf, "\nUid:");
+	unsigned ruid;
+	if (uid == NULL || sscanf(uid + 5, "%u", &ruid) != 1) {
+		return false;
+	}
+	f->ruid = (uid_t)ruid;
+	ssize_t n = readlinkat(procfd, "exe", f->exe, sizeof(f->exe) - 1);
+	if (n <= 0) {
+		return false;
+	}
+	f->exe[n] = '\0';
+	return f->start != 0;
+}
+
+static int open_proc(pid_t pid) {
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* One line of the record for pid, a child of ours not reaped yet. */
+static int record_line(char *buf, size_t len, const char *what, pid_t pid, uid_t uid) {
+	struct proc_facts f;
+	int procfd = open_proc(pid);
+	bool ok = procfd >= 0 && proc_facts(procfd, &f) && strchr(f.exe, '\n') == NULL;
+	if (procfd >= 0) {
+		close(procfd);
+	}
+	if (!ok) {
+		return 0;
+	}
+	int n = snprintf(buf, len, "%s %d %llu %u %s\n", what, (int)pid, f.start, (unsigned)uid,
+			f.exe);
+	return n > 0 && (size_t)n < len ? n : 0;
+}
+
+int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session) {
+	char text[RECORD_MAX];
+	size_t len = 0;
+	if (xserver > 0) {
+		len += (size_t)record_line(text, sizeof(text), "xserver", xserver, uid);
+	}
+	if (session > 0) {
+		len += (size_t)record_line(text + len, sizeof(text) - len, "session", session, uid);
+	}
+	int seatfd = runtime_seat_dir_open(dir);
+	if (seatfd < 0) {
+		return -1;
+	}
+	/* A new file, root's, that replaces the record at once. */
+	int fd = -1;
+	if (unlinkat(seatfd, "pids.new", 0) == 0 || errno == ENOENT) {
+		fd = openat(seatfd, "pids.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0644);
+	}
+	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0;
+	if (fd >= 0 && (close(fd) != 0 || !ok || renameat(seatfd, "pids.new", seatfd,
+			"pids") != 0)) {
+		unlinkat(seatfd, "pids.new", 0);
+		ok = false;
+	}
+	close(seatfd);
+	return ok ? 0 : -1;
+}
+
+void pids_remove(const char *dir) {
+	int seatfd = runtime_seat_dir_open(dir);
+	if (seatfd >= 0) {
+		unlinkat(seatfd, "pids", 0);
+		close(seatfd);
+	}
+}
+
+static bool alive(int pidfd) {
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+	return poll(&pfd, 1, 0) == 0;
+}
+
+struct record {
+	char what[16];
+	pid_t pid;
+	unsigned long long start;
+	uid_t uid;
+	char exe[PATH_MAX];
+};
+
+/* A pidfd on the process the record names, once proven to be that one
+ * (see pids.h); -1 if it is not, or gone. */
+static int prove(const struct record *rec, bool *leader) {
+	if (rec->pid <= 1 || rec->uid == 0 || rec->start == 0 || rec->exe[0] != '/') {
+		return -1;
+	}
+	int pidfd = (int)syscall(SYS_pidfd_open, rec->pid, 0);
+	if (pidfd < 0) {
+		return -1;
+	}
+	struct proc_facts f;
+	int procfd = open_proc(rec->pid);
+	/* /proc/PID was opened while the pidfd's process lived (checked after the
+	 * reading): it is that process's, not a later one's of the same pid. */
+	bool ok = procfd >= 0 && proc_facts(procfd, &f) && alive(pidfd) &&
+		f.start == rec->start && f.ruid == rec->uid && strcmp(f.exe, rec->exe) == 0;
+	if (procfd >= 0) {
+		close(procfd);
+	}
+	if (!ok) {
+		close(pidfd);
+		return -1;
+	}
+	*leader = f.pgrp == rec->pid;
+	return pidfd;
+}
+
+static void signal_proven(int pidfd, pid_t pid, bool leader, int signo) {
+	/* The group only while its proven leader lives, which keeps its id ours. */
+	if (leader && alive(pidfd)) {
+		kill(-pid, signo);
+	}
+	syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0);
+}
+
+static bool stop_stale(const char *seat, const struct record *rec) {
+	bool leader = false;
+	int pidfd = prove(rec, &leader);
+	if (pidfd < 0) {
+		log_info("seat %s: pid %d of the earlier run's record is gone, or not its %s any "
+				"more: left alone", seat, (int)rec->pid, rec->what);
+		return false;
+	}
+	log_notice("stopping the %s of seat %s (pid %d) left by an earlier run", rec->what, seat,
+			(int)rec->pid);
+	signal_proven(pidfd, rec->pid, leader, SIGTERM);
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+	if (poll(&pfd, 1, STALE_STOP_TIMEOUT_MS) == 0) {
+		log_warning("the %s of seat %s (pid %d) ignored SIGTERM; killing it", rec->what, seat,
+				(int)rec->pid);
+		signal_proven(pidfd, rec->pid, leader, SIGKILL);
+	}
+	close(pidfd);
+	return true;
+}
+
+/* The record's text, if the record is root's and root's alone. */
+static bool read_record(int seatfd, const char *seat, char *text, size_t len) {
+	int fd = openat(seatfd, "pids", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted_stat(&st) &&
+		st.st_size < (off_t)len;
+	ssize_t n = ok ? read(fd, text, len - 1) : -1;
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (fd >= 0 && !ok) {
+		log_warning("seat %s: its pids record is not a regular file of root's alone: "
+				"ignored", seat);
+	}
+	if (n < 0) {
+		return false;
+	}
+	text[n] = '\0';
+	return true;
+}
+
+int pids_stop_stale(int seatfd, const char *seat) {
+	char text[RECORD_MAX];
+	if (!read_record(seatfd, seat, text, sizeof(text))) {
+		return 0;
+	}
+	int stopped = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL;
+			line = strtok_r(NULL, "\n", &save)) {
+		struct record rec = {0};
+		int pid, off = 0;
+		unsigned uid;
+		if (sscanf(line, "%15s %d %llu %u %n", rec.what, &pid, &rec.start, &uid, &off) != 4 ||
+				off == 0 || strlen(line + off) >= sizeof(rec.exe)) {
+			continue;
+		}
+		rec.pid = (pid_t)pid;
+		rec.uid = (uid_t)uid;
+		strcpy(rec.exe, line + off);
+		stopped += stop_stale(seat, &rec);
+	}
+	return stopped;
+}

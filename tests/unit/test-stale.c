@@ -1,0 +1,265 @@
+/* What a run cleans up in runtime_dir, and what it refuses to trust there
+ * (issue 12, findings 3 and 5). Root only: the cases are about ownership. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "runtime.h"
+
+#define MARKER ".seatd-lease-seat"
+
+struct fixture {
+	char dir[64]; /* runtime_dir */
+	uid_t nobody;
+	pid_t sleeper;
+};
+
+static int setup(void **state) {
+	if (geteuid() != 0) {
+		return 0;
+	}
+	struct fixture *f = calloc(1, sizeof(*f));
+	strcpy(f->dir, "/tmp/test-stale.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	struct passwd *pw = getpwnam("nobody");
+	assert_non_null(pw);
+	f->nobody = pw->pw_uid;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state) {
+	struct fixture *f = *state;
+	if (f == NULL) {
+		return 0;
+	}
+	if (f->sleeper > 0) {
+		kill(f->sleeper, SIGKILL);
+		waitpid(f->sleeper, NULL, 0);
+	}
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+#define NEED_ROOT(f) do { if ((f) == NULL) { skip(); } } while (0)
+
+/* runtime_dir/name, owner uid, with the marker or not. */
+static void seat_dir(struct fixture *f, const char *name, uid_t uid, bool marked) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chown(path, uid, uid), 0);
+	if (marked) {
+		snprintf(path, sizeof(path), "%s/%s/" MARKER, f->dir, name);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+/* A `sleep` of ours, as uid, once it runs sleep. */
+static pid_t sleeper(struct fixture *f, uid_t uid) {
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (uid != 0 && (setgid(uid) != 0 || setuid(uid) != 0)) {
+			_exit(127);
+		}
+		execl("/bin/sleep", "sleep", "100", (char *)NULL);
+		_exit(127);
+	}
+	char path[64], exe[PATH_MAX];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	for (int i = 0; i < 500; i++) {
+		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 6 && memcmp(exe + n - 6, "/sleep", 6) == 0) {
+			break;
+		}
+		usleep(10000);
+	}
+	f->sleeper = pid;
+	return pid;
+}
+
+static unsigned long long start_of(pid_t pid) {
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	char *p = strrchr(buf, ')') + 1;
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+	}
+	return strtoull(p + 1, NULL, 10);
+}
+
+static void exe_of(pid_t pid, char *exe, size_t len) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, len - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+}
+
+/* name/pids recording pid with uid and exe (NULL: its own), mode. */
+static void record(struct fixture *f, const char *name, pid_t pid, uid_t uid, const char *exe,
+		mode_t mode) {
+	char path[PATH_MAX], own[PATH_MAX];
+	exe_of(pid, own, sizeof(own));
+	snprintf(path, sizeof(path), "%s/%s/pids", f->dir, name);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "session %d %llu %u %s\n", (int)pid, start_of(pid), (unsigned)uid,
+			exe != NULL ? exe : own);
+	fclose(fp);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static bool still_runs(pid_t pid) {
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+static bool exists(struct fixture *f, const char *name) {
+	char path[PATH_MAX];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
+	return lstat(path, &st) == 0;
+}
+
+static void only_marked_directories_are_cleaned(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	seat_dir(f, "not-a-seat", 0, false);
+	seat_dir(f, "s1", 0, true);
+	assert_int_equal(runtime_clean_stale(f->dir, NULL), 0);
+	assert_true(exists(f, "not-a-seat"));
+	assert_false(exists(f, "s1"));
+}
+
+static void a_record_naming_a_root_process_kills_nothing(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	seat_dir(f, "s1", 0, true);
+	pid_t pid = sleeper(f, 0);
+	record(f, "s1", pid, 0, NULL, 0644);
+	assert_int_equal(runtime_clean_stale(f->dir, NULL), 0);
+	assert_true(still_runs(pid));
+}
+
+static void a_record_others_can_write_kills_nothing(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	seat_dir(f, "s1", 0, true);
+	pid_t pid = sleeper(f, f->nobody);
+	record(f, "s1", pid, f->nobody, NULL, 0666);
+	assert_int_equal(runtime_clean_stale(f->dir, "s1"), 0);
+	assert_true(still_runs(pid));
+}
+
+static void a_record_in_a_users_directory_kills_nothing(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	/* An older version's seat directory, the user's: anything may be in it. */
+	seat_dir(f, "s1", f->nobody, false);
+	pid_t pid = sleeper(f, f->nobody);
+	record(f, "s1", pid, f->nobody, NULL, 0644);
+	assert_int_equal(runtime_clean_stale(f->dir, NULL), 0);
+	assert_true(still_runs(pid));
+}
+
+static void a_process_that_is_not_the_recorded_one_is_left_alone(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	seat_dir(f, "s1", 0, true);
+	pid_t pid = sleeper(f, f->nobody);
+	/* Right pid and start time, another program. */
+	record(f, "s1", pid, f->nobody, "/usr/lib/xorg/Xorg", 0644);
+	assert_int_equal(runtime_clean_stale(f->dir, "s1"), 0);
+	assert_true(still_runs(pid));
+	/* Right program, another user. */
+	seat_dir(f, "s2", 0, true);
+	record(f, "s2", pid, f->nobody + 1, NULL, 0644);
+	assert_int_equal(runtime_clean_stale(f->dir, "s2"), 0);
+	assert_true(still_runs(pid));
+}
+
+static void a_recorded_process_proven_ours_is_stopped(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	seat_dir(f, "s1", 0, true);
+	pid_t pid = sleeper(f, f->nobody);
+	record(f, "s1", pid, f->nobody, NULL, 0644);
+	assert_int_equal(runtime_clean_stale(f->dir, NULL), 1);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	f->sleeper = 0;
+	assert_false(exists(f, "s1"));
+}
+
+static void runtime_dir_must_be_roots_alone(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	char path[PATH_MAX], real[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/open", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chmod(path, 01777), 0);
+	assert_int_equal(runtime_dir_prepare(path), -1);
+	snprintf(path, sizeof(path), "%s/users", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(chown(path, f->nobody, 0), 0);
+	assert_int_equal(runtime_dir_prepare(path), -1);
+	snprintf(real, sizeof(real), "%s/real", f->dir);
+	assert_int_equal(mkdir(real, 0755), 0);
+	snprintf(path, sizeof(path), "%s/link", f->dir);
+	assert_int_equal(symlink(real, path), 0);
+	assert_int_equal(runtime_dir_prepare(path), -1);
+	/* Inside a directory the user owns, a directory of root's is no better. */
+	snprintf(path, sizeof(path), "%s/users/sub", f->dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(runtime_dir_prepare(path), -1);
+	/* Made if missing, root's, 0755. */
+	snprintf(path, sizeof(path), "%s/new/", f->dir);
+	assert_int_equal(runtime_dir_prepare(path), 0);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0755);
+	assert_int_equal(runtime_dir_prepare(real), 0);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(only_marked_directories_are_cleaned, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_record_naming_a_root_process_kills_nothing, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(a_record_others_can_write_kills_nothing, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(a_record_in_a_users_directory_kills_nothing, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(a_process_that_is_not_the_recorded_one_is_left_alone,
+				setup, teardown),
+		cmocka_unit_test_setup_teardown(a_recorded_process_proven_ours_is_stopped, setup,
+				teardown),
+		cmocka_unit_test_setup_teardown(runtime_dir_must_be_roots_alone, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
