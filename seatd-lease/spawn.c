@@ -277,3 +277,17 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
 	return pid;
 }
+
+int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended) {
+	siginfo_t info = {0};
+	if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0) {
+		return 0;
+	}
+	*ended = (struct spawn_exit){
+		.signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED,
+		.status = info.si_status,
+	};
+	/* What the leader left behind in its group goes with it. */
+	kill(-pid, SIGKILL);
+	return 1;
+}

@@ -70,4 +70,15 @@ struct spawn_request {
  */
 pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size_t errlen);
 
+/* How a child ended. */
+struct spawn_exit {
+	bool signaled; /* killed by signal status, else exited with it */
+	int status;
+};
+
+/* Once the pidfd of the child pid polls readable: 1 and *ended when the
+ * child has ended (reaped, and what is left of its process group killed),
+ * 0 while it runs. */
+int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended);
+
 #endif

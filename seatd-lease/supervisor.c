@@ -513,12 +513,11 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
 	uint64_t seen = now_us(CLOCK_MONOTONIC), seen_cpu = now_us(CLOCK_THREAD_CPUTIME_ID);
 	struct child *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
-	siginfo_t info = {0};
-	if (waitid(P_PIDFD, (id_t)fd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0) {
+	struct spawn_exit ended;
+	if (spawn_reap(c->pid, fd, &ended) == 0) {
 		return;
 	}
 	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
-	pid_t pid = c->pid;
 	poller_remove(c->source);
 	close(c->pidfd);
 	*c = (struct child){.pid = 0, .pidfd = -1};
@@ -529,11 +528,8 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	 * bookkeeping after. */
 	r->exit_seen_us = seen;
 	r->exit_seen_cpu_us = seen_cpu;
-	bool signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED;
-	seat_child_exited(&r->seat, which, signaled, info.si_status);
+	seat_child_exited(&r->seat, which, ended.signaled, ended.status);
 	r->exit_seen_us = 0;
-	/* What the leader left behind in its group goes with it. */
-	kill(-pid, SIGKILL);
 	if (r->xserver.pid > 0 || r->session.pid > 0) {
 		pids_write(r->paths.dir, r->user.uid, r->xserver.pid, r->session.pid);
 	}
