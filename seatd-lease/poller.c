@@ -109,6 +109,16 @@ int poller_timer_arm(struct poller_source *s, uint64_t ms) {
 	return timerfd_settime(s->fd, 0, &its, NULL);
 }
 
+void poller_signals_reset(void) {
+	for (int sig = 1; sig < NSIG; sig++) {
+		signal(sig, SIG_DFL); /* fails, harmlessly, for SIGKILL, SIGSTOP and the
+		                       * real-time signals libc keeps */
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 struct poller_source *poller_add_signal(struct poller *p, int signo, poller_signal_fn fn,
 		void *data) {
 	sigset_t mask;

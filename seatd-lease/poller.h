@@ -28,6 +28,11 @@ struct poller_source *poller_add_timer(struct poller *poller, poller_timer_fn fn
 /* Fires once, ms from now; 0 disarms. */
 int poller_timer_arm(struct poller_source *timer, uint64_t ms);
 
+/* Every signal back to its default action, none blocked: what a daemon
+ * inherits (an ignored SIGCHLD, a blocked SIGTERM) must not change how it
+ * works. Call before setting up any signal. */
+void poller_signals_reset(void);
+
 /* Blocks signo for the process and delivers it through the loop. */
 struct poller_source *poller_add_signal(struct poller *poller, int signo,
 		poller_signal_fn fn, void *data);

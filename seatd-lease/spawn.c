@@ -254,6 +254,10 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 		child(req, fds[1], parent);
 	}
 	close(fds[1]);
+	/* At once: until we reap it, even a child that has ended keeps its pid,
+	 * so the pidfd is the child's. */
+	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pidfd_errno = errno;
 	/* The pipe closes at exec: nothing read means the program runs. */
 	struct child_error e;
 	ssize_t n;
@@ -263,15 +267,20 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 	close(fds[0]);
 	if (n == sizeof(e)) {
 		waitpid(pid, NULL, 0);
+		if (*pidfd >= 0) {
+			close(*pidfd);
+		}
 		snprintf(err, errlen, "%s %s: %s", step_names[e.step],
 				e.step == STEP_EXEC ? req->argv[0] : "", strerror(e.err));
 		return -1;
 	}
-	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (*pidfd < 0) {
-		snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		snprintf(err, errlen, "pidfd_open: %s", strerror(pidfd_errno));
+		/* ESRCH: reaped already (SIGCHLD ignored), its pid no longer ours. */
+		if (pidfd_errno != ESRCH) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
 		return -1;
 	}
 	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
@@ -280,14 +289,24 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 
 int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended) {
 	siginfo_t info = {0};
-	if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG) != 0 || info.si_pid == 0) {
+	/* WNOWAIT: not reaped yet, the zombie keeps pid, and so the process
+	 * group signalled below is the leader's own. */
+	if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+		/* Already reaped: its pid, and its group's, may be anyone's now. */
+		*ended = (struct spawn_exit){.known = false};
+		return 1;
+	}
+	if (info.si_pid == 0) {
 		return 0;
 	}
+	/* What the leader left behind in its group goes with it. */
+	kill(-pid, SIGKILL);
+	siginfo_t gone = {0};
+	waitid(P_PIDFD, (id_t)pidfd, &gone, WEXITED | WNOHANG);
 	*ended = (struct spawn_exit){
+		.known = true,
 		.signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED,
 		.status = info.si_status,
 	};
-	/* What the leader left behind in its group goes with it. */
-	kill(-pid, SIGKILL);
 	return 1;
 }

@@ -72,13 +72,18 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 
 /* How a child ended. */
 struct spawn_exit {
+	/* false: it was reaped by someone else (the kernel, when SIGCHLD is
+	 * ignored), and how it ended is lost. */
+	bool known;
 	bool signaled; /* killed by signal status, else exited with it */
 	int status;
 };
 
 /* Once the pidfd of the child pid polls readable: 1 and *ended when the
- * child has ended (reaped, and what is left of its process group killed),
- * 0 while it runs. */
+ * child has ended (reaped, and what is left of its process group killed
+ * while its zombie still holds the group's id), 0 while it runs. A wait
+ * that fails on a readable pidfd is an end too, not "still running": the
+ * caller must drop the pidfd's source, which would fire for ever. */
 int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended);
 
 #endif

@@ -518,6 +518,13 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		return;
 	}
 	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
+	if (!ended.known) {
+		/* Its pidfd is dropped all the same: it would fire for ever. */
+		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
+				"its exit status is lost; counted as 255", r->seat.config->name,
+				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
+		ended = (struct spawn_exit){.known = false, .status = 255};
+	}
 	poller_remove(c->source);
 	close(c->pidfd);
 	*c = (struct child){.pid = 0, .pidfd = -1};
@@ -575,6 +582,8 @@ static int setup(struct supervisor *sup, struct seatmap *map) {
 		.impl = lessor_impl_for(map->lessor),
 		.lessor_retry_ms = LESSOR_RETRY_MIN_MS,
 	};
+	/* Whatever started us: default dispositions, nothing blocked; then ours. */
+	poller_signals_reset();
 	signal(SIGPIPE, SIG_IGN);
 	sup->poller = poller_create();
 	if (sup->poller == NULL) {

@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "poller.h"
 #include "spawn.h"
 #include "values.h"
 #include "xauth.h"
@@ -241,6 +243,95 @@ static void exec_failure_is_reported(void **state) {
 	assert_false(seat_user_lookup("no-such-user-here", &user, err, sizeof(err)));
 }
 
+struct watch {
+	pid_t pid;
+	struct poller_source *source;
+	int calls, reaped;
+	struct spawn_exit ended;
+};
+
+/* What supervisor.c's child_exited() does with a pidfd's event. */
+static void watched_child(int fd, uint32_t events, void *data) {
+	struct watch *w = data;
+	w->calls++;
+	if (spawn_reap(w->pid, fd, &w->ended) == 1) {
+		w->reaped++;
+		poller_remove(w->source);
+	}
+}
+
+static void guard_fired(void *data) {
+	*(bool *)data = true;
+}
+
+/* Spawns argv as nobody and runs a poller on its pidfd until it is reaped
+ * (or 3 s or 100 events have passed). */
+static struct watch watch_child(char **argv) {
+	struct seat_user user;
+	char err[512];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+	int pidfd;
+	struct watch w = {0};
+	w.pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	if (w.pid < 0) {
+		fail_msg("spawn_process: %s", err);
+	}
+	struct poller *poller = poller_create();
+	w.source = poller_add_fd(poller, pidfd, EPOLLIN, watched_child, &w);
+	bool timed_out = false;
+	struct poller_source *guard = poller_add_timer(poller, guard_fired, &timed_out);
+	poller_timer_arm(guard, 3000);
+	while (!timed_out && w.reaped == 0 && w.calls < 100) {
+		assert_int_equal(poller_dispatch(poller), 0);
+	}
+	poller_destroy(poller);
+	close(pidfd);
+	seat_user_finish(&user);
+	return w;
+}
+
+/* Issue 12, finding 12: with SIGCHLD ignored (inherited), the kernel reaps
+ * the child, waitid fails, and a level-triggered pidfd that is not dropped
+ * fires for ever. */
+static void a_child_reaped_elsewhere_is_reported_once(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	char *quick[] = {"/bin/sh", "-c", "exit 3", NULL};
+	struct watch w = watch_child(quick);
+	assert_int_equal(w.reaped, 1);
+	assert_int_equal(w.calls, 1);
+	assert_true(w.ended.known && !w.ended.signaled && w.ended.status == 3);
+	signal(SIGCHLD, SIG_IGN);
+	char *slower[] = {"/bin/sleep", "0.2", NULL};
+	w = watch_child(slower);
+	signal(SIGCHLD, SIG_DFL);
+	assert_int_equal(w.reaped, 1);
+	assert_int_equal(w.calls, 1);
+	assert_false(w.ended.known);
+}
+
+static void inherited_signals_are_reset(void **state) {
+	signal(SIGCHLD, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	sigset_t block, now;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	poller_signals_reset();
+	struct sigaction sa;
+	assert_int_equal(sigaction(SIGCHLD, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_DFL);
+	assert_int_equal(sigaction(SIGTERM, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_DFL);
+	assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &now), 0);
+	assert_false(sigismember(&now, SIGTERM) || sigismember(&now, SIGCHLD));
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(xserver_arguments),
@@ -249,6 +340,8 @@ int main(void) {
 		cmocka_unit_test(generated_xorg_conf),
 		cmocka_unit_test(spawned_process_holds_only_its_fds),
 		cmocka_unit_test(exec_failure_is_reported),
+		cmocka_unit_test(a_child_reaped_elsewhere_is_reported_once),
+		cmocka_unit_test(inherited_signals_are_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

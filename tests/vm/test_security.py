@@ -200,6 +200,24 @@ def test_an_unsafe_runtime_dir_is_refused(rig, setup):
         rig.run("rm -rf /run/rt /run/rt-real")
 
 
+def test_an_ignored_sigchld_does_not_wedge_a_seat(rig):
+    # Finding 12: with SIGCHLD ignored by whoever started the daemon, children
+    # were reaped by the kernel, waitid failed, the pidfd's event looped and
+    # the seat never restarted (nor did SIGTERM end the daemon).
+    m = seat("/bin/sh -c \"exec sleep 100000\"")
+    rig.write_file(CONFIG, m.encode())
+    with supervisor(rig, m, start=False) as sup:
+        sup.proc = rig.spawn(
+            "exec python3 -c 'import os, signal, sys; "
+            "signal.signal(signal.SIGCHLD, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])'"
+            " %s -c %s -v run" % (BIN, CONFIG), name="seatd-lease")
+        sup.wait_state("s1", "running")
+        x = sup.xserver_pid("s1")
+        rig.run("kill -9 %d" % sup.session_pid("s1"))
+        sup.wait_state("s1", "running", after=x, timeout=30)
+        assert sup.stop(timeout=20) == 0
+
+
 def test_a_snippet_the_user_can_write_is_refused(rig):
     # Finding 10: xorg_conf was read as root through links, and copied into a
     # file the seat's user can read: a snippet the user can replace leaks
