@@ -9,6 +9,8 @@
 #include <linux/close_range.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,6 +147,7 @@ struct child_error {
 enum child_step {
 	STEP_FDS,
 	STEP_SESSION,
+	STEP_LIMITS,
 	STEP_GROUPS,
 	STEP_GID,
 	STEP_UID,
@@ -156,6 +159,7 @@ enum child_step {
 static const char *const step_names[] = {
 	[STEP_FDS] = "setting up descriptors",
 	[STEP_SESSION] = "setsid",
+	[STEP_LIMITS] = "setrlimit",
 	[STEP_GROUPS] = "initgroups",
 	[STEP_GID] = "setgid",
 	[STEP_UID] = "setuid",
@@ -182,6 +186,18 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	}
 	if (setsid() < 0) {
 		child_fail(pipe_fd, STEP_SESSION);
+	}
+	/* Not whatever the daemon was started with: files the user's own, and
+	 * no core dumps (an X server's holds the seat's cookie). The hard limit
+	 * stays, for a user who wants a core of a program of theirs. */
+	umask(022);
+	struct rlimit core;
+	if (getrlimit(RLIMIT_CORE, &core) != 0) {
+		child_fail(pipe_fd, STEP_LIMITS);
+	}
+	core.rlim_cur = 0;
+	if (setrlimit(RLIMIT_CORE, &core) != 0) {
+		child_fail(pipe_fd, STEP_LIMITS);
 	}
 
 	/* Out of the way first, so that no dup2 below overwrites a source. */

@@ -63,7 +63,8 @@ struct spawn_request {
 };
 
 /*
- * Forks and execs. The child: its own session, signals reset, stdin from
+ * Forks and execs. The child: its own session, signals reset, umask 022,
+ * no core dumps (soft RLIMIT_CORE 0), stdin from
  * /dev/null, the given descriptors and no other, the user's groups, gid and
  * uid (and a check that root cannot be regained), PR_SET_PDEATHSIG. Returns
  * the pid and a pidfd, or -1 with err saying which step failed.

@@ -585,6 +585,7 @@ static int setup(struct supervisor *sup, struct seatmap *map) {
 	/* Whatever started us: default dispositions, nothing blocked; then ours. */
 	poller_signals_reset();
 	signal(SIGPIPE, SIG_IGN);
+	umask(022);
 	sup->poller = poller_create();
 	if (sup->poller == NULL) {
 		log_error("cannot create the event loop: %s", strerror(errno));

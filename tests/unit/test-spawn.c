@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -224,6 +225,55 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	seat_user_finish(&user);
 }
 
+/* Issue 12, finding 13: not the umask and core size the daemon had. */
+static void spawned_process_gets_umask_022_and_no_core(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	mode_t old_mask = umask(0);
+	struct rlimit old_core, core;
+	assert_int_equal(getrlimit(RLIMIT_CORE, &old_core), 0);
+	core = old_core;
+	core.rlim_cur = core.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_CORE, &core), 0);
+	struct seat_user user;
+	char err[512];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	char *argv[] = {"/bin/sleep", "30", NULL};
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+	int pidfd;
+	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	umask(old_mask);
+	setrlimit(RLIMIT_CORE, &old_core);
+	assert_true(pid > 0);
+	char path[64], line[256], soft[32] = "", hard[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	unsigned mask = 07777;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "Umask: %o", &mask);
+	}
+	fclose(f);
+	/* Not prlimit(): that takes CAP_SYS_RESOURCE, which a container may lack. */
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	f = fopen(path, "r");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		sscanf(line, "Max core file size %31s %31s", soft, hard);
+	}
+	fclose(f);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(pidfd);
+	seat_user_finish(&user);
+	assert_int_equal(mask, 022);
+	assert_string_equal(soft, "0");
+	char want[32];
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)core.rlim_max);
+	assert_string_equal(hard, core.rlim_max == RLIM_INFINITY ? "unlimited" : want);
+}
+
 static void exec_failure_is_reported(void **state) {
 	if (geteuid() != 0) {
 		skip();
@@ -339,6 +389,7 @@ int main(void) {
 		cmocka_unit_test(cookie_file_format),
 		cmocka_unit_test(generated_xorg_conf),
 		cmocka_unit_test(spawned_process_holds_only_its_fds),
+		cmocka_unit_test(spawned_process_gets_umask_022_and_no_core),
 		cmocka_unit_test(exec_failure_is_reported),
 		cmocka_unit_test(a_child_reaped_elsewhere_is_reported_once),
 		cmocka_unit_test(inherited_signals_are_reset),

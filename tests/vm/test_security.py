@@ -218,6 +218,22 @@ def test_an_ignored_sigchld_does_not_wedge_a_seat(rig):
         assert sup.stop(timeout=20) == 0
 
 
+def test_seat_processes_get_umask_022_and_no_core_dumps(rig):
+    # Finding 13: the X server and the session inherited the daemon's umask
+    # (0000 seen) and its unlimited core size.
+    m = seat("/bin/sh -c \"exec sleep 100000\"")
+    rig.write_file(CONFIG, m.encode())
+    with supervisor(rig, m, start=False) as sup:
+        sup.proc = rig.spawn("umask 000; ulimit -c unlimited; exec %s -c %s -v run"
+                             % (BIN, CONFIG), name="seatd-lease")
+        sup.wait_state("s1", "running")
+        for pid in (sup.xserver_pid("s1"), sup.session_pid("s1")):
+            status = rig.run("cat /proc/%d/status" % pid).stdout
+            assert re.search(r"^Umask:\s+0022$", status, re.M), status
+            limits = rig.run("cat /proc/%d/limits" % pid).stdout
+            assert re.search(r"^Max core file size\s+0\s", limits, re.M), limits
+
+
 def test_a_snippet_the_user_can_write_is_refused(rig):
     # Finding 10: xorg_conf was read as root through links, and copied into a
     # file the seat's user can read: a snippet the user can replace leaks
