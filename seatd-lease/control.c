@@ -27,6 +27,7 @@ struct control_client {
 	struct poller_source *source, *timer;
 	char buf[REQUEST_MAX];
 	size_t len;
+	struct ucred cred;
 	struct control_client *next;
 };
 
@@ -83,7 +84,27 @@ static void send_reply(int fd, int status, const char *text, size_t len) {
 	}
 }
 
+/* Whether the buffer is one line of text (its newline at len - 1). */
+static bool one_line(const char *buf, size_t len) {
+	for (size_t i = 0; i + 1 < len; i++) {
+		unsigned char ch = (unsigned char)buf[i];
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+			return false;
+		}
+	}
+	return len > 0 && buf[len - 1] == '\n';
+}
+
 static void handle_request(struct control_client *c) {
+	/* A request ends at its first newline: nothing may follow it, and
+	 * nothing after a NUL may hide in it. */
+	if (!one_line(c->buf, c->len)) {
+		log_warning("control: refused a request of uid %d (pid %d) that is not one line of "
+				"text", (int)c->cred.uid, (int)c->cred.pid);
+		const char *msg = "a request is one line of words, and nothing after it; refused\n";
+		send_reply(c->fd, CONTROL_USAGE, msg, strlen(msg));
+		return;
+	}
 	char *argv[MAX_WORDS + 1];
 	int argc = 0;
 	char *save = NULL;
@@ -189,6 +210,7 @@ static void accept_client(int fd, uint32_t events, void *data) {
 	}
 	c->control = control;
 	c->fd = cfd;
+	c->cred = cred;
 	c->source = poller_add_fd(control->poller, cfd, EPOLLIN, client_readable, c);
 	c->timer = poller_add_timer(control->poller, client_timed_out, c);
 	c->next = control->clients;

@@ -12,8 +12,10 @@
  * by root, mode 0600 (0660 with the control group's gid). The daemon checks
  * each peer's credentials as well and logs every refusal.
  *
- * A request is one line of words; the reply is a line holding the exit
- * status the client should return, then text for the user.
+ * A request is one line of words, which ends the request: one with more
+ * after its newline, or with a NUL or other control character in it, is
+ * refused (CONTROL_USAGE) and nothing of it is done. The reply is a line
+ * holding the exit status the client should return, then text for the user.
  */
 
 /* Exit statuses of the control commands (seatd-lease(8) lists them). */

@@ -1,3 +1,4 @@
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -110,6 +111,77 @@ static void a_refusal_sent_before_the_request_is_read(void **state) {
 			CONTROL_DENIED);
 }
 
+/* The daemon's side: what the request handler got. */
+struct seen {
+	int calls;
+	char words[128];
+};
+
+static int record_request(void *data, int argc, char **argv, FILE *out) {
+	struct seen *seen = data;
+	seen->calls++;
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(seen->words);
+		snprintf(seen->words + n, sizeof(seen->words) - n, "%s%s", i > 0 ? "|" : "", argv[i]);
+	}
+	fprintf(out, "done\n");
+	return CONTROL_OK;
+}
+
+static void guard_fired(void *data) {
+	*(bool *)data = true;
+}
+
+/* Sends raw to a daemon's control socket; the reply's exit status. */
+static int raw_request(const char *raw, size_t len, struct seen *seen) {
+	char dir[] = "/tmp/test-control-daemon.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct poller *poller = poller_create();
+	struct control *control = control_open(poller, dir, NULL, record_request, seen);
+	assert_non_null(control);
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/control", dir);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(write(fd, raw, len), (ssize_t)len);
+	bool timed_out = false;
+	struct poller_source *guard = poller_add_timer(poller, guard_fired, &timed_out);
+	poller_timer_arm(guard, 3000);
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	while (!timed_out && poll(&pfd, 1, 0) == 0) {
+		assert_int_equal(poller_dispatch(poller), 0);
+	}
+	char reply[256] = "";
+	assert_true(read(fd, reply, sizeof(reply) - 1) > 0);
+	close(fd);
+	control_close(control);
+	poller_destroy(poller);
+	rmdir(dir);
+	return atoi(reply);
+}
+
+static void a_request_ends_at_its_first_newline(void **state) {
+	(void)state;
+	if (geteuid() != 0) {
+		skip(); /* the daemon takes root and its control group only */
+	}
+	struct seen seen = {0};
+	assert_int_equal(raw_request("stop s1\n", 8, &seen), CONTROL_OK);
+	assert_int_equal(seen.calls, 1);
+	assert_string_equal(seen.words, "stop|s1");
+	/* Words on later lines are not the request's: refused, nothing done. */
+	const char *bad[] = {"stop\ns1\n", "status\nstop s1\n", "status\nstop s1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		seen = (struct seen){0};
+		assert_int_equal(raw_request(bad[i], strlen(bad[i]), &seen), CONTROL_USAGE);
+		assert_int_equal(seen.calls, 0);
+	}
+	/* Nor does a NUL cut a request short. */
+	seen = (struct seen){0};
+	assert_int_equal(raw_request("stop s1\0reload\n", 15, &seen), CONTROL_USAGE);
+	assert_int_equal(seen.calls, 0);
+}
+
 static void no_socket_is_no_daemon(void **state) {
 	(void)state;
 	assert_int_equal(control_request("/nonexistent/seatd-lease", 1, status_argv, 300),
@@ -123,6 +195,7 @@ int main(void) {
 		cmocka_unit_test(a_cut_short_reply_is_a_failure),
 		cmocka_unit_test(a_refusal_sent_before_the_request_is_read),
 		cmocka_unit_test(no_socket_is_no_daemon),
+		cmocka_unit_test(a_request_ends_at_its_first_newline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
