@@ -146,6 +146,7 @@ struct child_error {
 
 enum child_step {
 	STEP_FDS,
+	STEP_CGROUP,
 	STEP_SESSION,
 	STEP_LIMITS,
 	STEP_GROUPS,
@@ -158,6 +159,7 @@ enum child_step {
 
 static const char *const step_names[] = {
 	[STEP_FDS] = "setting up descriptors",
+	[STEP_CGROUP] = "joining the seat's cgroup",
 	[STEP_SESSION] = "setsid",
 	[STEP_LIMITS] = "setrlimit",
 	[STEP_GROUPS] = "initgroups",
@@ -183,6 +185,11 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (int sig = 1; sig < NSIG; sig++) {
 		signal(sig, SIG_DFL);
+	}
+	/* Before anything of the program's can run: what it starts stays in
+	 * the seat's cgroup, whatever process group or session it makes. */
+	if (req->cgroup_fd >= 0 && write(req->cgroup_fd, "0", 1) != 1) {
+		child_fail(pipe_fd, STEP_CGROUP);
 	}
 	if (setsid() < 0) {
 		child_fail(pipe_fd, STEP_SESSION);

@@ -60,10 +60,12 @@ struct spawn_request {
 	int lease_fd;  /* -1, or becomes SPAWN_LEASE_FD */
 	int ready_fd;  /* -1, or becomes SPAWN_READY_FD */
 	int output_fd; /* stdout and stderr; -1 for /dev/null */
+	int cgroup_fd; /* -1, or a cgroup.procs the child moves itself into first */
 };
 
 /*
- * Forks and execs. The child: its own session, signals reset, umask 022,
+ * Forks and execs. The child: its seat's cgroup (when given), its own
+ * session, signals reset, umask 022,
  * no core dumps (soft RLIMIT_CORE 0), stdin from
  * /dev/null, the given descriptors and no other, the user's groups, gid and
  * uid (and a check that root cannot be regained), PR_SET_PDEATHSIG. Returns

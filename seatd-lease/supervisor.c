@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "check.h"
 #include "control.h"
 #include "input.h"
@@ -18,6 +19,7 @@
 #include "notify.h"
 #include "pids.h"
 #include "poller.h"
+#include "revoke.h"
 #include "runtime.h"
 #include "seat.h"
 #include "spawn.h"
@@ -30,6 +32,9 @@
 
 /* How long udev gets to apply a seat's input rules before the seat goes on. */
 #define INPUT_TIMEOUT_MS 5000
+
+/* How long a seat's killed processes get to leave its cgroup, at its end. */
+#define CGROUP_EMPTY_TIMEOUT_MS 1000
 
 /* Back-off between attempts to reach the lessor (the primary X server). */
 #define LESSOR_RETRY_MIN_MS 500
@@ -71,6 +76,8 @@ struct runner {
 	int ready_fd;
 	struct poller_source *ready_source;
 	struct poller_source *timer;
+	/* The seat's cgroup.procs while the seat runs, -1 without cgroups. */
+	int cgroup_procs;
 };
 
 struct supervisor {
@@ -92,6 +99,8 @@ struct supervisor {
 	size_t n_old_maps;
 	struct control *control;
 	struct input_watch *inputs;
+	/* NULL where the seats cannot have cgroups (said once at start). */
+	struct cgroups *cgroups;
 	bool shutting_down;
 	bool quit;
 	bool single; /* `seat NAME` */
@@ -297,6 +306,7 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 		.lease_fd = r->lease->fd,
 		.ready_fd = ready[1],
 		.output_fd = out,
+		.cgroup_fd = r->cgroup_procs,
 	};
 	int pidfd;
 	char why[512];
@@ -346,6 +356,48 @@ static void pending_stopped(void *data) {
 	seat_child_exited(&r->seat, SEAT_CHILD_XSERVER, true, r->pending_signal);
 }
 
+/* The seat's cgroup for this run, emptied of whatever an earlier run left
+ * (before the seat's directories are made anew: what is left could hold
+ * them). Without it the seat runs as before, in its process groups. */
+static void join_cgroup(struct runner *r) {
+	if (r->sup->cgroups == NULL || r->cgroup_procs >= 0) {
+		return;
+	}
+	char why[512];
+	r->cgroup_procs = cgroups_seat_procs(r->sup->cgroups, r->seat.config->name, why,
+			sizeof(why));
+	if (r->cgroup_procs < 0) {
+		log_warning("seat %s: %s; its processes run without a cgroup of their own",
+				r->seat.config->name, why);
+	}
+}
+
+/*
+ * Once the seat's X server and session are gone: whatever they started
+ * that is still there (in the seat's cgroup) is killed, any hold another
+ * process kept on the seat's input devices is revoked, and the devices go
+ * back to seat0.
+ */
+static void end_seat_run(struct runner *r) {
+	const char *name = r->seat.config->name;
+	if (r->cgroup_procs >= 0) {
+		close(r->cgroup_procs);
+		r->cgroup_procs = -1;
+		int left = cgroups_seat_kill(r->sup->cgroups, name);
+		if (left > 0) {
+			log_notice("seat %s: killed %d process%s that outlived its session", name,
+					left, left == 1 ? "" : "es");
+		}
+	}
+	if (r->inputs_assigned) {
+		char **nodes = input_seat_nodes(name);
+		revoke_input_holders(name, nodes);
+		strv_free(nodes);
+		input_release(name, INPUT_TIMEOUT_MS);
+		r->inputs_assigned = false;
+	}
+}
+
 static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	struct runner *r = runner_of(seat);
 	const struct seat_config *c = seat->config;
@@ -355,6 +407,7 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 		}
 		r->have_user = true;
 	}
+	join_cgroup(r);
 	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid, err,
 			errlen) != 0) {
 		return -1;
@@ -388,6 +441,7 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 		.lease_fd = -1,
 		.ready_fd = -1,
 		.output_fd = out,
+		.cgroup_fd = r->cgroup_procs,
 	};
 	int pidfd;
 	char why[512];
@@ -489,10 +543,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */
 		pids_remove(r->paths.dir);
-		if (r->inputs_assigned) {
-			input_release(seat->config->name, INPUT_TIMEOUT_MS);
-			r->inputs_assigned = false;
-		}
+		end_seat_run(r);
 	}
 	notify_seats(r->sup);
 	check_quit(r->sup);
@@ -601,6 +652,12 @@ static int setup(struct supervisor *sup, struct seatmap *map) {
 	if (runtime_dir_prepare(map->runtime_dir) != 0) {
 		return -1;
 	}
+	char why[512];
+	sup->cgroups = cgroups_open(why, sizeof(why));
+	if (sup->cgroups == NULL) {
+		log_notice("the seats have no cgroups (%s): a process that leaves its session's "
+				"process group outlives its seat", why);
+	}
 	sup->inputs = input_watch_create(sup->poller, input_plugged, sup);
 	if (sup->inputs == NULL) {
 		log_warning("cannot watch udev for input devices: hot-plugged devices still join "
@@ -617,7 +674,7 @@ static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
 		abort();
 	}
 	sup->runners = runners;
-	*r = (struct runner){.sup = sup, .map = map, .ready_fd = -1};
+	*r = (struct runner){.sup = sup, .map = map, .ready_fd = -1, .cgroup_procs = -1};
 	r->xserver.pidfd = r->session.pidfd = -1;
 	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
@@ -640,8 +697,9 @@ static void destroy_runner(struct supervisor *sup, struct runner *r) {
 		sup->impl->release(sup->lessor, r->lease);
 	}
 	stop_watching_ready(r);
-	if (r->inputs_assigned) {
-		input_release(r->seat.config->name, INPUT_TIMEOUT_MS);
+	end_seat_run(r);
+	if (sup->cgroups != NULL) {
+		cgroups_seat_remove(sup->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);
 	}
 	poller_remove(r->timer);
 	poller_remove(r->pending_stopped);
@@ -731,6 +789,7 @@ static void teardown(struct supervisor *sup) {
 	if (sup->lessor != NULL) {
 		sup->impl->destroy(sup->lessor);
 	}
+	cgroups_close(sup->cgroups);
 	poller_destroy(sup->poller);
 }
 
@@ -1012,6 +1071,9 @@ int supervisor_run(struct seatmap *map) {
 	if (stale > 0) {
 		log_notice("stopped %d process%s left by an earlier run", stale, stale == 1 ? "" : "es");
 	}
+	if (sup.cgroups != NULL) {
+		cgroups_clean_stale(sup.cgroups, NULL, NULL);
+	}
 	if (input_clean_stale(NULL, INPUT_TIMEOUT_MS) > 0) {
 		log_notice("removed the input rules an earlier run left");
 	}
@@ -1040,6 +1102,11 @@ out:
 	return status;
 }
 
+/* cgroups_clean_stale's keep for `seat NAME`: only NAME's is ours to clean. */
+static bool other_seat(const char *seat, void *name) {
+	return strcmp(seat, name) != 0;
+}
+
 int supervisor_run_seat(struct seatmap *map, const char *name) {
 	struct seat_config *config = seatmap_find_seat(map, name);
 	if (config == NULL) {
@@ -1059,6 +1126,9 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 		goto out;
 	}
 	runtime_clean_stale(map->runtime_dir, name);
+	if (sup.cgroups != NULL) {
+		cgroups_clean_stale(sup.cgroups, other_seat, (void *)name);
+	}
 	input_clean_stale(name, INPUT_TIMEOUT_MS);
 	if (add_runner(&sup, map, config) == NULL) {
 		goto out;

@@ -166,7 +166,7 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	char *envp[] = {"PATH=/bin", NULL};
 	struct spawn_request req = {
 		.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = lease, .ready_fd = ready[1], .output_fd = -1,
+		.lease_fd = lease, .ready_fd = ready[1], .output_fd = -1, .cgroup_fd = -1,
 	};
 	int pidfd;
 	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
@@ -242,7 +242,7 @@ static void spawned_process_gets_umask_022_and_no_core(void **state) {
 	char *argv[] = {"/bin/sleep", "30", NULL};
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
 	int pidfd;
 	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
 	umask(old_mask);
@@ -284,7 +284,7 @@ static void exec_failure_is_reported(void **state) {
 	char *argv[] = {"/nonexistent/Xorg", NULL};
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
 	int pidfd;
 	assert_int_equal(spawn_process(&req, &pidfd, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "exec /nonexistent/Xorg: No such file or directory"));
@@ -322,7 +322,7 @@ static struct watch watch_child(char **argv) {
 	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = -1, .ready_fd = -1, .output_fd = -1};
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
 	int pidfd;
 	struct watch w = {0};
 	w.pid = spawn_process(&req, &pidfd, err, sizeof(err));

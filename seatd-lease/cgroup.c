@@ -1,0 +1,277 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "log.h"
+#include "poller.h"
+
+#define SEAT_PREFIX "seat-"
+
+struct cgroups {
+	int base_fd;
+};
+
+/* Where cgroup2 is mounted (the first such mount) into buf; false if nowhere. */
+static bool cgroup2_mount(char *buf, size_t len) {
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL) {
+		return false;
+	}
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		/* id parent maj:min root mountpoint options... - fstype source ... */
+		char mountpoint[2048];
+		found = strstr(line, " - cgroup2 ") != NULL &&
+			sscanf(line, "%*s %*s %*s %*s %2047s", mountpoint) == 1 &&
+			snprintf(buf, len, "%s", mountpoint) < (int)len;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Our own cgroup's path in the v2 hierarchy ("0::PATH") appended to buf. */
+static bool own_cgroup(char *buf, size_t len) {
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (f == NULL) {
+		return false;
+	}
+	char line[4096];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			size_t used = strlen(buf);
+			found = snprintf(buf + used, len - used, "%s", line + 3) < (int)(len - used);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int open_dir_at(int dir_fd, const char *name) {
+	return openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The daemon's own cgroup directory, or seatd-lease/ under it when that is
+ * the root (where no process of ours belongs). */
+static int open_base(char *err, size_t errlen) {
+	char path[4096] = "";
+	if (!cgroup2_mount(path, sizeof(path))) {
+		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
+		return -1;
+	}
+	size_t mount_len = strlen(path);
+	if (!own_cgroup(path, sizeof(path))) {
+		snprintf(err, errlen, "/proc/self/cgroup names no cgroup v2 path");
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (strcmp(path + mount_len, "/") == 0) {
+		int root = fd;
+		if (mkdirat(root, "seatd-lease", 0755) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "cannot create %sseatd-lease: %s", path, strerror(errno));
+		}
+		fd = open_dir_at(root, "seatd-lease");
+		close(root);
+	}
+	return fd;
+}
+
+struct cgroups *cgroups_open(char *err, size_t errlen) {
+	err[0] = '\0';
+	int fd = open_base(err, errlen);
+	if (fd < 0) {
+		if (err[0] == '\0') {
+			snprintf(err, errlen, "cannot open the daemon's cgroup: %s", strerror(errno));
+		}
+		return NULL;
+	}
+	struct statvfs vfs;
+	if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) {
+		snprintf(err, errlen, "the cgroup hierarchy is read-only here (under systemd: the "
+				"unit needs Delegate=yes and no ProtectControlGroups=)");
+	} else if (faccessat(fd, "cgroup.kill", W_OK, 0) != 0) {
+		snprintf(err, errlen, "the kernel has no cgroup.kill (Linux 5.14 or later)");
+	} else {
+		struct cgroups *cg = calloc(1, sizeof(*cg));
+		if (cg != NULL) {
+			cg->base_fd = fd;
+			return cg;
+		}
+		snprintf(err, errlen, "out of memory");
+	}
+	close(fd);
+	return NULL;
+}
+
+void cgroups_close(struct cgroups *cg) {
+	if (cg != NULL) {
+		close(cg->base_fd);
+		free(cg);
+	}
+}
+
+static int open_seat(struct cgroups *cg, const char *seat) {
+	char name[256];
+	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	return open_dir_at(cg->base_fd, name);
+}
+
+/* How many processes cgroup.procs of dir lists; -1 if it cannot be read. */
+static int count_procs(int dir) {
+	int fd = openat(dir, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (f == NULL) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return -1;
+	}
+	int n = 0, c;
+	while ((c = fgetc(f)) != EOF) {
+		n += c == '\n';
+	}
+	fclose(f);
+	return n;
+}
+
+static int write_at(int dir, const char *file, const char *text) {
+	int fd = openat(dir, file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return -1;
+	}
+	ssize_t n = write(fd, text, strlen(text));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int kill_dir(int dir) {
+	int n = count_procs(dir);
+	if (n > 0 && write_at(dir, "cgroup.kill", "1") != 0) {
+		return -1;
+	}
+	return n;
+}
+
+int cgroups_seat_kill(struct cgroups *cg, const char *seat) {
+	int dir = open_seat(cg, seat);
+	if (dir < 0) {
+		return errno == ENOENT ? 0 : -1;
+	}
+	int n = kill_dir(dir);
+	close(dir);
+	return n;
+}
+
+int cgroups_seat_procs(struct cgroups *cg, const char *seat, char *err, size_t errlen) {
+	char name[256];
+	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	if (mkdirat(cg->base_fd, name, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create cgroup %s: %s", name, strerror(errno));
+		return -1;
+	}
+	int dir = open_dir_at(cg->base_fd, name);
+	if (dir < 0) {
+		snprintf(err, errlen, "cannot open cgroup %s: %s", name, strerror(errno));
+		return -1;
+	}
+	int left = kill_dir(dir);
+	if (left > 0) {
+		log_notice("seat %s: killed %d process(es) left in its cgroup", seat, left);
+	}
+	int fd = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open cgroup %s/cgroup.procs: %s", name,
+				strerror(errno));
+	}
+	close(dir);
+	return fd;
+}
+
+/* Whether dir's cgroup.events says populated 1; waits up to timeout_ms for
+ * it to say 0. */
+static bool still_populated(int dir, int timeout_ms) {
+	int fd = openat(dir, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return false;
+	}
+	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
+	bool populated = true;
+	for (;;) {
+		char buf[256];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		populated = strstr(buf, "populated 1") != NULL;
+		uint64_t now = poller_now_ms();
+		if (!populated || n <= 0 || now >= deadline) {
+			break;
+		}
+		/* The kernel signals a change of cgroup.events with POLLPRI. */
+		struct pollfd pfd = {.fd = fd, .events = POLLPRI};
+		poll(&pfd, 1, (int)(deadline - now));
+	}
+	close(fd);
+	return populated;
+}
+
+int cgroups_seat_remove(struct cgroups *cg, const char *seat, int timeout_ms) {
+	int dir = open_seat(cg, seat);
+	if (dir < 0) {
+		return errno == ENOENT ? 0 : -1;
+	}
+	kill_dir(dir);
+	bool populated = still_populated(dir, timeout_ms);
+	close(dir);
+	char name[256];
+	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	if (populated || unlinkat(cg->base_fd, name, AT_REMOVEDIR) != 0) {
+		log_warning("seat %s: cannot remove its cgroup %s: %s", seat, name,
+				populated ? "processes are still in it" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cgroups_clean_stale(struct cgroups *cg, bool (*keep)(const char *seat, void *data),
+		void *data) {
+	DIR *d = fdopendir(dup(cg->base_fd));
+	if (d == NULL) {
+		return 0;
+	}
+	rewinddir(d); /* the duplicate shares base_fd's offset */
+	int killed = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		const char *seat = e->d_name + strlen(SEAT_PREFIX);
+		if (e->d_type != DT_DIR || strncmp(e->d_name, SEAT_PREFIX, strlen(SEAT_PREFIX)) != 0 ||
+				(keep != NULL && keep(seat, data))) {
+			continue;
+		}
+		int n = cgroups_seat_kill(cg, seat);
+		if (n > 0) {
+			log_notice("seat %s: killed %d process(es) an earlier run left in its cgroup",
+					seat, n);
+			killed += n;
+		}
+		cgroups_seat_remove(cg, seat, 1000);
+	}
+	closedir(d);
+	return killed;
+}
