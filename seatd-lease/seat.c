@@ -301,22 +301,27 @@ void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, 
 	}
 }
 
-void seat_xserver_failed(struct seat *seat, const char *err) {
-	if (!seat->xserver_alive) {
+void seat_child_failed(struct seat *seat, enum seat_child which, const char *err) {
+	bool *alive = which == SEAT_CHILD_XSERVER ? &seat->xserver_alive : &seat->session_alive;
+	if (!*alive) {
 		return;
 	}
-	seat->xserver_alive = false;
+	*alive = false;
 	if (!seat->exit_known && seat->state != SEAT_STOPPING) {
 		seat->exit_known = true;
 		seat->exit_status = 1;
 		seat->failed_run = true;
 		record_error(seat, err);
 	}
-	if (seat->session_alive || seat->has_lease) {
+	if (seat->xserver_alive || seat->session_alive || seat->has_lease) {
 		begin_stopping(seat);
 	} else {
 		end_run(seat);
 	}
+}
+
+void seat_xserver_failed(struct seat *seat, const char *err) {
+	seat_child_failed(seat, SEAT_CHILD_XSERVER, err);
 }
 
 void seat_timer(struct seat *seat) {

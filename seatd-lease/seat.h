@@ -96,8 +96,10 @@ void seat_xserver_ready(struct seat *seat);
 /* status as from waitid: exited with code, or killed by signal. */
 void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, int status);
 void seat_timer(struct seat *seat);
-/* start_xserver() may return before the X server exists (it waits for
- * something first); this says it could not be started after all. */
+/* start_xserver() and start_session() return before the program runs (an X
+ * server may wait for something first; a child execs on its own): this says
+ * that it could not be started after all, err saying why. */
+void seat_child_failed(struct seat *seat, enum seat_child which, const char *err);
 void seat_xserver_failed(struct seat *seat, const char *err);
 
 const char *seat_state_name(enum seat_state state);

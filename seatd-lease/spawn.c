@@ -258,7 +258,8 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	child_fail(pipe_fd, STEP_EXEC);
 }
 
-pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size_t errlen) {
+pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, char *err,
+		size_t errlen) {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -280,34 +281,41 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size
 	/* At once: until we reap it, even a child that has ended keeps its pid,
 	 * so the pidfd is the child's. */
 	*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	int pidfd_errno = errno;
-	/* The pipe closes at exec: nothing read means the program runs. */
-	struct child_error e;
-	ssize_t n;
-	do {
-		n = read(fds[0], &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
-	close(fds[0]);
-	if (n == sizeof(e)) {
-		waitpid(pid, NULL, 0);
-		if (*pidfd >= 0) {
-			close(*pidfd);
-		}
-		snprintf(err, errlen, "%s %s: %s", step_names[e.step],
-				e.step == STEP_EXEC ? req->argv[0] : "", strerror(e.err));
-		return -1;
-	}
 	if (*pidfd < 0) {
-		snprintf(err, errlen, "pidfd_open: %s", strerror(pidfd_errno));
+		snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
 		/* ESRCH: reaped already (SIGCHLD ignored), its pid no longer ours. */
-		if (pidfd_errno != ESRCH) {
+		if (errno != ESRCH) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
 		}
+		close(fds[0]);
 		return -1;
 	}
 	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
+	/* Not waited for: until its exec the child looks up groups (NSS) and
+	 * enters its home, either of which may hang. The pipe tells, once the
+	 * child has ended, whether it got as far as its program. */
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	*error_fd = fds[0];
 	return pid;
+}
+
+int spawn_failure(int error_fd, const char *program, char *why, size_t len) {
+	struct child_error e;
+	ssize_t n;
+	do {
+		n = read(error_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN) {
+		return -1;
+	}
+	if (n != sizeof(e) || e.step < 0 ||
+			(size_t)e.step >= sizeof(step_names) / sizeof(*step_names)) {
+		return 0;
+	}
+	snprintf(why, len, "%s %s: %s", step_names[e.step], e.step == STEP_EXEC ? program : "",
+			strerror(e.err));
+	return 1;
 }
 
 int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended) {

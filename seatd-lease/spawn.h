@@ -64,14 +64,28 @@ struct spawn_request {
 };
 
 /*
- * Forks and execs. The child: its seat's cgroup (when given), its own
- * session, signals reset, umask 022,
- * no core dumps (soft RLIMIT_CORE 0), stdin from
- * /dev/null, the given descriptors and no other, the user's groups, gid and
- * uid (and a check that root cannot be regained), PR_SET_PDEATHSIG. Returns
- * the pid and a pidfd, or -1 with err saying which step failed.
+ * Forks, and the child execs. The child: its seat's cgroup (when given), its
+ * own session, signals reset, umask 022, no core dumps (soft RLIMIT_CORE 0),
+ * stdin from /dev/null, the given descriptors and no other, the user's
+ * groups, gid and uid (and a check that root cannot be regained),
+ * PR_SET_PDEATHSIG, the user's home as its directory.
+ *
+ * Returns at once, without waiting for the exec (the steps before it may
+ * block: NSS, an automounted home): the pid, its pidfd in *pidfd, and in
+ * *error_fd (non-blocking, close-on-exec) the end of a pipe through which a
+ * child that fails before its exec says why (see spawn_failure); the caller
+ * closes both. -1 and err only if no child could be started (pipe, fork,
+ * pidfd_open failed); there is then nothing to close or reap.
  */
-pid_t spawn_process(const struct spawn_request *req, int *pidfd, char *err, size_t errlen);
+pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, char *err,
+		size_t errlen);
+
+/* Once error_fd is readable, or the child has ended (its pidfd readable):
+ * 1, and why in the words "STEP [program]: error", if the child failed
+ * before exec'ing program; 0 if it got to run its program (the pipe closed
+ * at the exec); -1 if neither is known yet. Reads error_fd, does not close
+ * it. */
+int spawn_failure(int error_fd, const char *program, char *why, size_t len);
 
 /* How a child ended. */
 struct spawn_exit {

@@ -46,7 +46,12 @@ struct supervisor;
 struct child {
 	pid_t pid;
 	int pidfd;
-	struct poller_source *source;
+	/* Until the child's exec is seen: the pipe that tells whether it got
+	 * there (see spawn_process), and its source. */
+	int error_fd;
+	struct poller_source *source, *exec_source;
+	bool failed; /* before its exec; why says why */
+	char why[512];
 };
 
 struct runner {
@@ -225,11 +230,44 @@ static void op_release(struct seat *seat) {
 
 static void child_exited(int fd, uint32_t events, void *data);
 
-static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd) {
-	c->pid = pid;
-	c->pidfd = pidfd;
+static const char *child_program(const struct runner *r, const struct child *c) {
+	return c == &r->xserver ? r->map->xserver : r->seat.config->session[0];
+}
+
+/* The record names the children that run their programs: it holds what
+ * /proc says each one's executable is, which before its exec is ours. */
+static void record_pids(struct runner *r) {
+	const struct child *x = &r->xserver, *s = &r->session;
+	pids_write(r->paths.dir, r->user.uid, x->error_fd < 0 ? x->pid : 0,
+			s->error_fd < 0 ? s->pid : 0);
+}
+
+/* Whether c failed before its exec, as far as its pipe says (-1: unknown
+ * yet); once known, the pipe goes. */
+static int settle_exec(struct runner *r, struct child *c) {
+	int failed = spawn_failure(c->error_fd, child_program(r, c), c->why, sizeof(c->why));
+	if (failed >= 0) {
+		c->failed = failed > 0;
+		poller_remove(c->exec_source);
+		close(c->error_fd);
+		c->exec_source = NULL;
+		c->error_fd = -1;
+	}
+	return failed;
+}
+
+static void exec_seen(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	struct child *c = fd == r->xserver.error_fd ? &r->xserver : &r->session;
+	if (settle_exec(r, c) == 0) {
+		record_pids(r);
+	}
+}
+
+static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd, int error_fd) {
+	*c = (struct child){.pid = pid, .pidfd = pidfd, .error_fd = error_fd};
 	c->source = poller_add_fd(r->sup->poller, pidfd, EPOLLIN, child_exited, r);
-	pids_write(r->paths.dir, r->user.uid, r->xserver.pid, r->session.pid);
+	c->exec_source = poller_add_fd(r->sup->poller, error_fd, EPOLLIN, exec_seen, r);
 }
 
 static void stop_watching_ready(struct runner *r) {
@@ -308,9 +346,9 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 		.output_fd = out,
 		.cgroup_fd = r->cgroup_procs,
 	};
-	int pidfd;
+	int pidfd, error_fd;
 	char why[512];
-	pid_t pid = spawn_process(&req, &pidfd, why, sizeof(why));
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
 	strv_free(argv);
 	strv_free(envp);
 	if (out >= 0) {
@@ -324,7 +362,7 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	}
 	r->ready_fd = ready[0];
 	r->ready_source = poller_add_fd(r->sup->poller, r->ready_fd, EPOLLIN, ready_readable, r);
-	watch_child(r, &r->xserver, pid, pidfd);
+	watch_child(r, &r->xserver, pid, pidfd, error_fd);
 	log_info("seat %s: X server pid %d on :%d", c->name, (int)pid, c->display);
 	return 0;
 }
@@ -443,9 +481,9 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 		.output_fd = out,
 		.cgroup_fd = r->cgroup_procs,
 	};
-	int pidfd;
+	int pidfd, error_fd;
 	char why[512];
-	pid_t pid = spawn_process(&req, &pidfd, why, sizeof(why));
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
 	strv_free(envp);
 	if (out >= 0) {
 		close(out);
@@ -454,7 +492,7 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 		snprintf(err, errlen, "cannot start the session: %s", why);
 		return -1;
 	}
-	watch_child(r, &r->session, pid, pidfd);
+	watch_child(r, &r->session, pid, pidfd, error_fd);
 	log_info("seat %s: session pid %d", c->name, (int)pid);
 	return 0;
 }
@@ -576,9 +614,18 @@ static void child_exited(int fd, uint32_t events, void *data) {
 				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
 		ended = (struct spawn_exit){.known = false, .status = 255};
 	}
+	/* One that never got to its program says why (it has ended, so its end
+	 * of the pipe is closed: the answer is there). */
+	if (c->error_fd >= 0 && settle_exec(r, c) < 0) {
+		poller_remove(c->exec_source);
+		close(c->error_fd);
+	}
+	bool failed = c->failed;
+	char why[512];
+	snprintf(why, sizeof(why), "%s", c->why);
 	poller_remove(c->source);
 	close(c->pidfd);
-	*c = (struct child){.pid = 0, .pidfd = -1};
+	*c = (struct child){.pid = 0, .pidfd = -1, .error_fd = -1};
 	if (which == SEAT_CHILD_XSERVER) {
 		stop_watching_ready(r);
 	}
@@ -586,10 +633,17 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	 * bookkeeping after. */
 	r->exit_seen_us = seen;
 	r->exit_seen_cpu_us = seen_cpu;
-	seat_child_exited(&r->seat, which, ended.signaled, ended.status);
+	if (failed) {
+		char err[640];
+		snprintf(err, sizeof(err), "cannot start the %s: %s",
+				which == SEAT_CHILD_XSERVER ? "X server" : "session", why);
+		seat_child_failed(&r->seat, which, err);
+	} else {
+		seat_child_exited(&r->seat, which, ended.signaled, ended.status);
+	}
 	r->exit_seen_us = 0;
 	if (r->xserver.pid > 0 || r->session.pid > 0) {
-		pids_write(r->paths.dir, r->user.uid, r->xserver.pid, r->session.pid);
+		record_pids(r);
 	}
 }
 
@@ -676,6 +730,7 @@ static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
 	sup->runners = runners;
 	*r = (struct runner){.sup = sup, .map = map, .ready_fd = -1, .cgroup_procs = -1};
 	r->xserver.pidfd = r->session.pidfd = -1;
+	r->xserver.error_fd = r->session.error_fd = -1;
 	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(sup->poller, runner_timer, r);

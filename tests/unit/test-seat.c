@@ -326,6 +326,26 @@ static void session_failure_stops_xserver(void **state) {
 	seat_finish(&seat);
 }
 
+/* The session's child could not get to its program (spawn found out after
+ * start_session returned): the run stops, and last_error says why. */
+static void session_that_fails_before_exec_stops_the_run(void **state) {
+	struct world w = {.lease_result = LEASE_OK};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	start(&seat, &c, &w, true);
+	assert_int_equal(seat.state, SEAT_RUNNING);
+	seat_child_failed(&seat, SEAT_CHILD_SESSION, "cannot start the session: exec /x: ENOENT");
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_int_equal(w.sigterms, 1);
+	assert_string_equal(seat.last_error, "cannot start the session: exec /x: ENOENT");
+	/* Its pidfd reports the end too: it does not count twice. */
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 127);
+	assert_string_equal(seat.last_error, "cannot start the session: exec /x: ENOENT");
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGTERM);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	seat_finish(&seat);
+}
+
 static void ready_timeout_is_a_failure(void **state) {
 	struct world w = {.lease_result = LEASE_OK};
 	struct seat_config c = make_config(RESTART_NEVER);
@@ -382,6 +402,7 @@ int main(void) {
 		cmocka_unit_test(spawn_failure_releases_and_fails),
 		cmocka_unit_test(late_xserver_failure_releases_and_backs_off),
 		cmocka_unit_test(session_failure_stops_xserver),
+		cmocka_unit_test(session_that_fails_before_exec_stops_the_run),
 		cmocka_unit_test(ready_timeout_is_a_failure),
 		cmocka_unit_test(stop_and_lessor_loss),
 		cmocka_unit_test(zero_backoff_still_restarts),

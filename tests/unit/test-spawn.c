@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pwd.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -144,6 +145,16 @@ static bool in_sleep_call(pid_t pid) {
 	return nr == SYS_clock_nanosleep;
 }
 
+/* Waits for the child's exec (or its failure before it): spawn_failure's
+ * answer, the pipe closed. */
+static int exec_outcome(int error_fd, const char *program, char *why, size_t len) {
+	struct pollfd pfd = {.fd = error_fd, .events = POLLIN};
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	int outcome = spawn_failure(error_fd, program, why, len);
+	close(error_fd);
+	return outcome;
+}
+
 static void wait_until_sleeping(pid_t pid) {
 	for (int i = 0; i < 500 && !in_sleep_call(pid); i++) {
 		usleep(10000);
@@ -168,11 +179,12 @@ static void spawned_process_holds_only_its_fds(void **state) {
 		.argv = argv, .envp = envp, .user = &user,
 		.lease_fd = lease, .ready_fd = ready[1], .output_fd = -1, .cgroup_fd = -1,
 	};
-	int pidfd;
-	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	int pidfd, error_fd;
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
 	assert_true(pid > 0);
+	assert_int_equal(exec_outcome(error_fd, "/bin/sleep", err, sizeof(err)), 0);
 	char path[64];
-	/* exec has happened once spawn_process returns, but the dynamic loader
+	/* exec has happened once its pipe has closed, but the dynamic loader
 	 * briefly opens libraries at the lowest free fd (5): look once sleep
 	 * sleeps. */
 	wait_until_sleeping(pid);
@@ -243,11 +255,12 @@ static void spawned_process_gets_umask_022_and_no_core(void **state) {
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
 		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
-	int pidfd;
-	pid_t pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	int pidfd, error_fd;
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
 	umask(old_mask);
 	setrlimit(RLIMIT_CORE, &old_core);
 	assert_true(pid > 0);
+	assert_int_equal(exec_outcome(error_fd, argv[0], err, sizeof(err)), 0);
 	char path[64], line[256], soft[32] = "", hard[32] = "";
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
@@ -285,12 +298,61 @@ static void exec_failure_is_reported(void **state) {
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
 		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
-	int pidfd;
-	assert_int_equal(spawn_process(&req, &pidfd, err, sizeof(err)), -1);
+	int pidfd, error_fd;
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
+	assert_true(pid > 0);
+	/* The child tells why it could not get to its program, and ends. */
+	assert_int_equal(exec_outcome(error_fd, argv[0], err, sizeof(err)), 1);
 	assert_non_null(strstr(err, "exec /nonexistent/Xorg: No such file or directory"));
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 127);
+	close(pidfd);
 	seat_user_finish(&user);
 	assert_false(seat_user_lookup("root", &user, err, sizeof(err)));
 	assert_false(seat_user_lookup("no-such-user-here", &user, err, sizeof(err)));
+}
+
+/* Issue 12: until its exec the child may block (NSS in initgroups, an
+ * automounted home in chdir): spawn_process must not wait for it. Here the
+ * step that blocks is joining a "cgroup" whose procs file is a full pipe. */
+static void spawn_does_not_wait_for_a_child_stuck_before_exec(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	struct seat_user user;
+	char err[256];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	int stuck[2];
+	assert_int_equal(pipe2(stuck, O_CLOEXEC | O_NONBLOCK), 0);
+	char fill[4096] = {0};
+	while (write(stuck[1], fill, sizeof(fill)) > 0) {
+	}
+	fcntl(stuck[1], F_SETFL, 0); /* the child's write now blocks */
+	char *argv[] = {"/bin/true", NULL};
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = stuck[1]};
+	int pidfd, error_fd;
+	/* A guard, should spawn_process wait: the test fails instead of hanging. */
+	alarm(10);
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
+	alarm(0);
+	assert_true(pid > 0);
+	struct pollfd pfd = {.fd = error_fd, .events = POLLIN};
+	assert_int_equal(poll(&pfd, 1, 200), 0); /* still before its exec */
+	assert_int_equal(spawn_failure(error_fd, argv[0], err, sizeof(err)), -1);
+	/* Unstuck, it goes on to its program. */
+	while (read(stuck[0], fill, sizeof(fill)) == sizeof(fill) && poll(&pfd, 1, 0) == 0) {
+	}
+	assert_int_equal(exec_outcome(error_fd, argv[0], err, sizeof(err)), 0);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(pidfd);
+	close(stuck[0]);
+	close(stuck[1]);
+	seat_user_finish(&user);
 }
 
 struct watch {
@@ -323,12 +385,13 @@ static struct watch watch_child(char **argv) {
 	char *envp[] = {NULL};
 	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
 		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
-	int pidfd;
+	int pidfd, error_fd;
 	struct watch w = {0};
-	w.pid = spawn_process(&req, &pidfd, err, sizeof(err));
+	w.pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
 	if (w.pid < 0) {
 		fail_msg("spawn_process: %s", err);
 	}
+	close(error_fd);
 	struct poller *poller = poller_create();
 	w.source = poller_add_fd(poller, pidfd, EPOLLIN, watched_child, &w);
 	bool timed_out = false;
@@ -391,6 +454,7 @@ int main(void) {
 		cmocka_unit_test(spawned_process_holds_only_its_fds),
 		cmocka_unit_test(spawned_process_gets_umask_022_and_no_core),
 		cmocka_unit_test(exec_failure_is_reported),
+		cmocka_unit_test(spawn_does_not_wait_for_a_child_stuck_before_exec),
 		cmocka_unit_test(a_child_reaped_elsewhere_is_reported_once),
 		cmocka_unit_test(inherited_signals_are_reset),
 	};
