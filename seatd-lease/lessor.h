@@ -26,11 +26,16 @@ struct lease {
 
 enum lease_result {
 	LEASE_OK,
-	/* Not leasable now (unknown, disconnected, or held by another lessee):
-	 * the listener's available() fires when that may have changed. */
+	/* Not leasable now (unknown, disconnected, or held by another lessee),
+	 * for the reason in err: the listener's available() fires when that may
+	 * have changed. */
 	LEASE_WAIT,
 	/* Will not work without a change of configuration or system. */
 	LEASE_FAILED,
+	/* Asked, not answered yet (the lessor waits for its X server's reply):
+	 * err is empty, and available() fires once the answer is in; the next
+	 * lease() for the seat then returns it. */
+	LEASE_PENDING,
 };
 
 struct lessor_listener {
