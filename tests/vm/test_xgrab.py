@@ -17,11 +17,47 @@ from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, 
 
 GRAB = os.path.join(rigmod.build_dir(), "tests", "vm", "xgrab")
 
-# How long `seatd-lease status` may take, at most, while the primary is
-# grabbed (it takes about 0.1 s under TCG when nothing is in the way).
-STATUS_LIMIT_MS = 2000
-# How long a status that does not answer is given before it is cut off.
+# How long the daemon may take to answer a status request while the primary
+# is grabbed (it answers in a few ms when nothing is in the way).
+ANSWER_LIMIT_MS = 2000
+# How long `seatd-lease status` is given before it is cut off. The command
+# as a whole also pays for starting a process under TCG, 0.3 to 2 s here on
+# a loaded host with nothing grabbed: the limit above is on the daemon's
+# answer alone.
 STATUS_CUTOFF_S = 5
+
+# Runs in the guest: for SECONDS, a status request straight on the control
+# socket (timed from connect to the whole reply), then `seatd-lease status`
+# itself; one line per round: answer ms (-1: none within the cut-off), the
+# command's exit status (124: cut off), its ms.
+PROBE = r"""
+import socket, subprocess, sys, time
+path, seconds, cutoff, cli = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    start, reply = time.monotonic(), b""
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(cutoff)
+            s.connect(path)
+            s.sendall(b"status\n")
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+    except OSError:
+        pass
+    answer = round((time.monotonic() - start) * 1000) if reply.startswith(b"0\n") else -1
+    start = time.monotonic()
+    try:
+        rc = subprocess.run(cli, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            timeout=cutoff).returncode
+    except subprocess.TimeoutExpired:
+        rc = 124
+    print(answer, rc, round((time.monotonic() - start) * 1000), flush=True)
+    time.sleep(0.2)
+"""
 
 
 @pytest.fixture(scope="module")
@@ -65,24 +101,21 @@ class Grab:
 
 
 def status_latencies(rig, seconds):
-    """Runs `seatd-lease status` in the guest again and again for seconds;
-    (exit status, milliseconds) of each run. A run that has not answered
-    after STATUS_CUTOFF_S is cut off (status 124)."""
-    out = rig.run(
-        "end=$(( $(date +%%s) + %d )); while [ $(date +%%s) -lt $end ]; do "
-        "s=$(date +%%s%%N); timeout %d %s -c %s status >/dev/null 2>&1; rc=$?; "
-        "echo \"$rc $(( ($(date +%%s%%N) - s) / 1000000 ))\"; sleep 0.2; done"
-        % (seconds, STATUS_CUTOFF_S, BIN, CONFIG), timeout=seconds + STATUS_CUTOFF_S + 30).stdout
+    """PROBE's rounds for seconds: (answer ms, exit status, command ms)."""
+    out = rig.run("python3 - %s/control %d %d %s -c %s status"
+                  % (RUNTIME_DIR, seconds, STATUS_CUTOFF_S, BIN, CONFIG), input=PROBE.encode(),
+                  timeout=seconds + 3 * STATUS_CUTOFF_S + 30).stdout
     samples = [tuple(int(x) for x in line.split()) for line in out.splitlines()]
-    print("status while grabbed (exit status, ms):", samples)
+    print("status while grabbed (answer ms, exit status, command ms):", samples)
     return samples
 
 
 def assert_answers(samples):
     assert samples, "no status ran"
-    slow = [s for s in samples if s[0] != 0 or s[1] > STATUS_LIMIT_MS]
-    assert not slow, ("status did not answer within %d ms while the primary was grabbed: "
-                      "(exit status, ms) %s of %s" % (STATUS_LIMIT_MS, slow, samples))
+    slow = [s for s in samples if not 0 <= s[0] <= ANSWER_LIMIT_MS or s[1] != 0]
+    assert not slow, ("the daemon did not answer status within %d ms (or `seatd-lease status` "
+                      "within %d s) while the primary was grabbed: (answer ms, exit status, "
+                      "command ms) %s of %s" % (ANSWER_LIMIT_MS, STATUS_CUTOFF_S, slow, samples))
 
 
 def test_a_grab_freezes_neither_the_control_socket_nor_the_other_seats(rig):
@@ -100,8 +133,8 @@ def test_a_grab_freezes_neither_the_control_socket_nor_the_other_seats(rig):
             assert "has not answered" in (st["s1"]["last_error"] or ""), st["s1"]
             # The seat that did not need the primary never noticed.
             assert st["s2"]["state"] == "running" and st["s2"]["xserver_pid"] == x2, st["s2"]
-            sup.wait_log(r"X server :0 has not answered for 1 s \(a client may hold a server "
-                         r"grab\)")
+            sup.wait_log(r"X server :0 has not answered for 1 s \(is it still starting, or "
+                         r"does a client hold a server grab\?\)")
             grab.end()
         sup.wait_state("s1", "running", after=x1, timeout=60)
         assert_head(rig, 2, SEAT_COLOURS[0])
