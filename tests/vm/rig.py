@@ -659,6 +659,8 @@ class Rig:
         self.write_file(XAUTHORITY, _xauthority(bytes(secrets.token_bytes(16))), mode=0o600)
         self.write_file(GUEST_DIR + "/xorg-primary.conf", primary_xorg_conf(self.heads).encode())
         ready = GUEST_DIR + "/xorg-primary.ready"
+        # A restart must not take the last server's number for the new one's.
+        self.run("rm -f %s" % ready)
         # -displayfd: Xorg writes its display number there once clients can connect.
         self.xorg_server = self.spawn(
             "exec /usr/lib/xorg/Xorg %s -seat seat0 vt1 -novtswitch -nolisten tcp -noreset"
