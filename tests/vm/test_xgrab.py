@@ -82,11 +82,15 @@ class Grab:
     def __init__(self, rig):
         self.rig = rig
         self.proc = rig.spawn("exec %s" % GRAB, name="xgrab", env=rig.x_env())
-        deadline = time.monotonic() + 20
-        while "grabbed" not in self.proc.output():
-            assert self.proc.running(), "xgrab ended: %s" % self.proc.output()
-            assert time.monotonic() < deadline, "xgrab got no grab in 20 s"
+        deadline = time.monotonic() + 60
+        while "grabbed" not in self.output():
+            assert self.proc.running(), "xgrab ended: %s" % self.output()
+            assert time.monotonic() < deadline, "xgrab got no grab in 60 s"
             time.sleep(0.1)
+
+    def output(self):
+        # The log appears once the spawned shell has started.
+        return self.rig.run("cat %s 2>/dev/null || true" % self.proc.log).stdout
 
     def __enter__(self):
         return self
