@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +11,26 @@
 #include <libudev.h>
 #include <xcb/randr.h>
 #include <xcb/xcb.h>
+#include <xcb/xcbext.h>
 
 #include "crtc-pick.h"
 #include "held.h"
 #include "lessor.h"
 #include "log.h"
 #include "text.h"
+#include "x11-dial.h"
 
-/* RandR 1.6 brought CreateLease. */
-#define RANDR_MAJOR 1
-#define RANDR_MINOR 6
+/*
+ * The x11 lessor never waits for the X server. A seat's lease is a job of
+ * three steps (list the screen's resources; every output's and CRTC's
+ * details; CreateLease, again with the next CRTCs after a refusal): each
+ * step's requests go out once the previous step's replies are in, and the
+ * replies are collected when the request connection's fd is readable. Until
+ * its job is done, lease() answers LEASE_PENDING (or, once the server has
+ * owed an answer for STALL_MS, LEASE_WAIT saying so); available() fires
+ * when it is done. A grabbed or hung server thus holds up the seats that
+ * need it, never the loop.
+ */
 
 /* Each refusal takes one CRTC (or one assignment) out: this only bounds a
  * server that keeps refusing. */
@@ -32,25 +43,102 @@
 /* A card has at most 32 CRTCs (possible_crtcs is a 32-bit mask). */
 #define MAX_AVOID 64
 
+/* How long the server may owe an answer before the seats are told. */
+#define STALL_MS 1000
+
+/* Back-off between connection attempts after the first (which the
+ * supervisor retries itself when it fails at once). */
+#define REDIAL_MIN_MS 500
+#define REDIAL_MAX_MS 30000
+
+/* What one job learns from the server, freed in one place. */
+struct snapshot {
+	xcb_randr_get_screen_resources_current_reply_t *res;
+	xcb_randr_output_t *outputs;
+	int n_outputs;
+	xcb_randr_crtc_t *crtcs;
+	int n_crtcs;
+	xcb_randr_get_output_info_reply_t **infos;
+	xcb_randr_get_crtc_info_reply_t **crtc_infos;
+};
+
+enum job_step {
+	JOB_RESOURCES, /* seq: GetScreenResourcesCurrent */
+	JOB_INFOS,     /* info_seqs: GetOutputInfo for each output, then GetCrtcInfo */
+	JOB_CREATE,    /* seq: CreateLease of chosen */
+	JOB_DONE,      /* result, err, lease */
+};
+
+/* One seat's lease, asked for step by step. */
+struct job {
+	struct job *next;
+	char *seat;
+	char **names;
+	size_t n;
+	enum job_step step;
+	uint64_t generation; /* the lessor's when the resources were asked for */
+	unsigned seq;
+	unsigned *info_seqs;
+	size_t n_infos, infos_in;
+	struct snapshot s;
+	/* The CRTC choice: the seat's outputs, each one's usable CRTCs (best
+	 * first), the CRTCs to avoid (our other leases' first, n_ours of them;
+	 * then those refused), and the assignment tried. */
+	xcb_randr_output_t outputs[LEASE_MAX_OBJECTS];
+	xcb_randr_get_output_info_reply_t *infos[LEASE_MAX_OBJECTS];
+	uint32_t options[LEASE_MAX_OBJECTS][LEASE_MAX_OBJECTS];
+	struct crtc_options opts[LEASE_MAX_OBJECTS];
+	uint32_t avoid[MAX_AVOID];
+	size_t n_avoid, n_ours, skip;
+	int attempts;
+	uint32_t chosen[LEASE_MAX_OBJECTS];
+	xcb_randr_lease_t lid;
+	/* The answer; a LEASE_WAIT stands until the generation changes. */
+	enum lease_result result;
+	struct held *lease; /* LEASE_OK: held, not handed to the seat yet */
+	char err[512];
+};
+
 struct lessor {
+	char *display;
+	char *xauthority;
+	struct poller *poller;
+	struct lessor_listener listener;
+	/* Connecting (see x11-dial.h): the dial under way, or none and the
+	 * timer of the next, with why the last one failed. */
+	struct x11_dial *dial;
+	struct poller_source *dial_source;
+	struct poller_source *redial_timer;
+	uint64_t redial_ms;
+	char dial_error[512];
 	/* Requests (leases) and notifications on separate connections: the
 	 * server attaches a lease's fd to whatever it sends that client next,
 	 * which is the RandR events the lease causes, ahead of the reply; libxcb
 	 * then finds an fd it did not expect and closes the connection
 	 * (XCB_CONN_CLOSED_FDPASSING_FAILED). The request connection selects no
-	 * events, so its fds come with their replies. */
+	 * events, so its fds come with their replies. NULL until connected. */
 	xcb_connection_t *conn;
 	xcb_connection_t *events;
 	xcb_window_t root;
 	uint8_t first_event;
 	uint8_t first_error;
-	char *display;
-	struct lessor_listener listener;
-	struct poller_source *source;
-	/* Reports a request connection broken in a seat's lease() from the
-	 * loop: lost() must not run inside the seat's own call. */
+	struct poller_source *source;      /* events */
+	struct poller_source *conn_source; /* conn: replies; room while flush_pending */
+	bool flush_pending; /* requests queued that the socket had no room for */
+	/* Wakes the loop after a seat's lease() or release(): replies libxcb
+	 * read meanwhile, and a broken connection (lost() must not run inside
+	 * the seat's own call), are handled from there. */
 	int kick_fd;
 	struct poller_source *kick_source;
+	/* Since when the server owes an answer (0: none owed), and whether it
+	 * has owed one for STALL_MS (the seats were told, the log says it). */
+	uint64_t owed_since;
+	bool stalled;
+	struct poller_source *stall_timer;
+	struct job *jobs;
+	/* Counts what may have made an output leasable (RandR changes, leases
+	 * ended or freed): a job's LEASE_WAIT stands until it changes. */
+	uint64_t generation;
 	/* A lease whose creator has disconnected ends when its lessee closes
 	 * the fd: the server notices through the kernel's LEASE uevent, lights
 	 * the output again, and tells no client. We watch that uevent too. */
@@ -61,48 +149,7 @@ struct lessor {
 	struct held *leases;
 };
 
-static const char *conn_error_text(int error) {
-	switch (error) {
-	case XCB_CONN_ERROR:
-		return "the connection failed or was closed (is the X server running, and does "
-				"the xauthority file hold its cookie?)";
-	case XCB_CONN_CLOSED_EXT_NOTSUPPORTED:
-		return "a required extension is missing";
-	case XCB_CONN_CLOSED_MEM_INSUFFICIENT:
-		return "out of memory";
-	case XCB_CONN_CLOSED_REQ_LEN_EXCEED:
-		return "a request was too long";
-	case XCB_CONN_CLOSED_PARSE_ERR:
-		return "the display name does not parse";
-	case XCB_CONN_CLOSED_INVALID_SCREEN:
-		return "the display has no such screen";
-	case XCB_CONN_CLOSED_FDPASSING_FAILED:
-		return "passing a file descriptor failed";
-	default:
-		return "unknown connection error";
-	}
-}
-
-static void error_text(const struct lessor *l, const xcb_generic_error_t *e, char *buf,
-		size_t len) {
-	static const char *const core[] = {
-		[1] = "BadRequest", [2] = "BadValue", [3] = "BadWindow", [8] = "BadMatch",
-		[10] = "BadAccess", [11] = "BadAlloc", [14] = "BadIDChoice", [16] = "BadLength",
-		[17] = "BadImplementation",
-	};
-	static const char *const randr[] = {
-		"BadRROutput", "BadRRCrtc", "BadRRMode", "BadRRProvider", "BadRRLease",
-	};
-	const char *name = NULL;
-	if (e->error_code < sizeof(core) / sizeof(core[0])) {
-		name = core[e->error_code];
-	} else if (e->error_code >= l->first_error
-			&& e->error_code - l->first_error < (int)(sizeof(randr) / sizeof(randr[0]))) {
-		name = randr[e->error_code - l->first_error];
-	}
-	snprintf(buf, len, "%s (error %u, value 0x%x)", name != NULL ? name : "an unknown error",
-			e->error_code, e->resource_id);
-}
+/* --- the connections --- */
 
 /* Whether an event may have made a waiting seat's output leasable. Our own
  * leases notify too (their outputs turn Disconnected): those wake nobody. */
@@ -110,7 +157,7 @@ static bool may_free_output(const struct lessor *l, const xcb_generic_event_t *e
 	uint8_t type = ev->response_type & 0x7f;
 	if (type == 0) {
 		char text[128];
-		error_text(l, (const xcb_generic_error_t *)ev, text, sizeof(text));
+		x11_error_text(l->first_error, (const xcb_generic_error_t *)ev, text, sizeof(text));
 		log_debug("X server %s: %s on request %u", l->display, text,
 				((const xcb_generic_error_t *)ev)->major_code);
 		return false;
@@ -136,6 +183,7 @@ static bool may_free_output(const struct lessor *l, const xcb_generic_event_t *e
 	}
 }
 
+/* Never waits: libxcb reads what the socket has, and no more. */
 static bool drain(struct lessor *l, xcb_connection_t *conn) {
 	bool changed = false;
 	xcb_generic_event_t *ev;
@@ -154,16 +202,8 @@ static void kick(struct lessor *l) {
 	}
 }
 
-/* After a seat's requests: errors of unchecked requests (a FreeLease of a
- * lease that ended already) are of no interest, a broken connection is. */
-static void after_requests(struct lessor *l) {
-	drain(l, l->conn);
-	if (xcb_connection_has_error(l->conn)) {
-		kick(l);
-	}
-}
-
-/* Returns false when l is gone. */
+/* Returns false when the connections are broken: lost() has been called,
+ * and l is to be destroyed. */
 static bool check_connections(struct lessor *l) {
 	int error = xcb_connection_has_error(l->events);
 	if (error == 0) {
@@ -172,300 +212,135 @@ static bool check_connections(struct lessor *l) {
 	if (error == 0) {
 		return true;
 	}
+	/* A hung-up fd stays readable: stop watching until destroyed. */
+	poller_remove(l->source);
+	poller_remove(l->conn_source);
+	l->source = l->conn_source = NULL;
+	poller_timer_arm(l->stall_timer, 0);
 	char why[256];
 	snprintf(why, sizeof(why), "the connection to X server %s broke: %s", l->display,
-			conn_error_text(error));
-	l->listener.lost(l->listener.data, why); /* destroys l */
+			x11_conn_error_text(error));
+	l->listener.lost(l->listener.data, why);
 	return false;
 }
 
-static void events_readable(int fd, uint32_t events, void *data) {
+static void asked(struct lessor *l);
+
+/*
+ * Hands the requests libxcb has queued to the socket if it has room now,
+ * else once it has (EPOLLOUT on conn_source). xcb_flush itself waits, with
+ * no timeout, for a server that does not read its socket (as a grabbed one
+ * does not). What is queued at a time is small: a job sends its next step
+ * only after the server answered the last, so at most one step per seat
+ * (8 bytes plus 12 per output and CRTC, or a CreateLease) and a FreeLease
+ * (12 bytes) per lease. That stays far below libxcb's buffer (16 KiB; it
+ * would write on its own when full), and a unix socket that polls writable
+ * has three quarters of its send buffer free: xcb_flush then does not wait.
+ */
+static void flush_requests(struct lessor *l) {
+	if (xcb_connection_has_error(l->conn)) {
+		return;
+	}
+	struct pollfd p = {.fd = xcb_get_file_descriptor(l->conn), .events = POLLOUT};
+	if (poll(&p, 1, 0) == 1) {
+		/* Room, or an error that the write reports at once. */
+		xcb_flush(l->conn);
+		if (l->flush_pending && l->conn_source != NULL) {
+			poller_fd_update(l->conn_source, EPOLLIN);
+		}
+		l->flush_pending = false;
+		return;
+	}
+	if (!l->flush_pending && l->conn_source != NULL) {
+		poller_fd_update(l->conn_source, EPOLLIN | EPOLLOUT);
+	}
+	l->flush_pending = true;
+	asked(l);
+}
+
+/* --- answers owed --- */
+
+static bool owes(const struct lessor *l) {
+	if (l->dial != NULL || l->flush_pending) {
+		return true;
+	}
+	for (const struct job *j = l->jobs; j != NULL; j = j->next) {
+		if (j->step != JOB_DONE) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* After something was asked of the server: the clock runs if it did not. */
+static void asked(struct lessor *l) {
+	if (l->owed_since == 0) {
+		l->owed_since = poller_now_ms();
+		poller_timer_arm(l->stall_timer, STALL_MS);
+	}
+}
+
+/* After the server answered something: it is alive; the clock restarts for
+ * what it still owes. */
+static void answered(struct lessor *l) {
+	if (l->stalled) {
+		uint64_t waited = poller_now_ms() - l->owed_since;
+		log_notice("X server %s answers again after %llu.%llu s", l->display,
+				(unsigned long long)(waited / 1000),
+				(unsigned long long)(waited % 1000 / 100));
+		l->stalled = false;
+	}
+	l->owed_since = 0;
+	poller_timer_arm(l->stall_timer, 0);
+	if (owes(l)) {
+		asked(l);
+	}
+}
+
+static void stall_timer_fired(void *data) {
 	struct lessor *l = data;
-	bool changed = drain(l, l->events);
-	if (check_connections(l) && changed) {
+	if (l->owed_since == 0 || !owes(l)) {
+		l->owed_since = 0;
+		l->stalled = false;
+		return;
+	}
+	uint64_t waited = poller_now_ms() - l->owed_since;
+	if (waited < STALL_MS) {
+		poller_timer_arm(l->stall_timer, STALL_MS - waited);
+		return;
+	}
+	if (!l->stalled) {
+		l->stalled = true;
+		log_warning("X server %s has not answered for %d s (is it still starting, or does "
+				"a client hold a server grab?); the seats that need it wait for it",
+				l->display, STALL_MS / 1000);
+		/* Waiting seats learn why (owed_reason). */
 		l->listener.available(l->listener.data);
 	}
 }
 
-static void kicked(int fd, uint32_t events, void *data) {
-	struct lessor *l = data;
-	uint64_t count;
-	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
-		log_warning("X server %s: reading the wake-up counter: %s", l->display,
-				strerror(errno));
+/* For a seat whose answer is owed. */
+static enum lease_result owed_reason(const struct lessor *l, char *err, size_t errlen) {
+	if (!l->stalled) {
+		return LEASE_PENDING;
 	}
-	check_connections(l);
+	snprintf(err, errlen, "waiting for X server %s, which has not answered for over %d s "
+			"(still starting, or a client holds a server grab?)", l->display,
+			STALL_MS / 1000);
+	return LEASE_WAIT;
 }
 
-static void udev_readable(int fd, uint32_t events, void *data) {
-	struct lessor *l = data;
-	bool ended = false;
-	struct udev_device *dev;
-	while ((dev = udev_monitor_receive_device(l->monitor)) != NULL) {
-		const char *lease = udev_device_get_property_value(dev, "LEASE");
-		ended = ended || (lease != NULL && strcmp(lease, "1") == 0);
-		udev_device_unref(dev);
-	}
-	if (ended) {
-		poller_timer_arm(l->settle_timer, LEASE_END_SETTLE_MS);
-	}
-}
-
-static void settled(void *data) {
-	struct lessor *l = data;
-	l->listener.available(l->listener.data);
-}
-
-/* Optional: without it, only leases freed through the server wake seats. */
-static void watch_lease_uevents(struct lessor *l, struct poller *poller) {
-	l->udev = udev_new();
-	l->monitor = l->udev != NULL ? udev_monitor_new_from_netlink(l->udev, "udev") : NULL;
-	if (l->monitor == NULL
-			|| udev_monitor_filter_add_match_subsystem_devtype(l->monitor, "drm", NULL) < 0
-			|| udev_monitor_enable_receiving(l->monitor) < 0
-			|| (l->settle_timer = poller_add_timer(poller, settled, l)) == NULL
-			|| (l->udev_source = poller_add_fd(poller, udev_monitor_get_fd(l->monitor),
-			EPOLLIN, udev_readable, l)) == NULL) {
-		log_warning("X server %s: cannot watch udev for ended leases; a seat waiting for "
-				"an output that another client leased may wait until the next RandR "
-				"change", l->display);
-	}
-}
-
-static xcb_connection_t *connect_display(const char *display, const char *xauthority,
-		int *screen) {
-	if (xauthority == NULL) {
-		/* None means none: not whatever ~/.Xauthority holds. */
-		xcb_auth_info_t none = {0};
-		return xcb_connect_to_display_with_auth_info(display, &none, screen);
-	}
-	/* libxcb finds the cookie for the display in $XAUTHORITY (host, display
-	 * number, wildcards): point it at ours for this call only. */
-	const char *old = getenv("XAUTHORITY");
-	char *saved = old != NULL ? strdup(old) : NULL;
-	setenv("XAUTHORITY", xauthority, 1);
-	xcb_connection_t *conn = xcb_connect(display, screen);
-	if (saved != NULL) {
-		setenv("XAUTHORITY", saved, 1);
-		free(saved);
-	} else {
-		unsetenv("XAUTHORITY");
-	}
-	return conn;
-}
+/* --- leases held --- */
 
 static void release_held(struct lessor *l, struct held *h) {
 	/* Terminate, not just forget the XID: the lessee's fd keeps a lease
-	 * alive on its own. */
+	 * alive on its own. The server handles it when it reads it; closing
+	 * our fd does not wait for that. */
 	xcb_randr_free_lease(l->conn, h->lease.id, 1);
-	xcb_flush(l->conn);
+	flush_requests(l);
 	close(h->lease.fd);
 	log_info("seat %s: freed lease 0x%x on X server %s", h->seat, h->lease.id, l->display);
 	held_remove(&l->leases, h);
-}
-
-static void x11_destroy(struct lessor *l) {
-	while (l->leases != NULL) {
-		release_held(l, l->leases);
-	}
-	poller_remove(l->source);
-	poller_remove(l->kick_source);
-	poller_remove(l->udev_source);
-	poller_remove(l->settle_timer);
-	if (l->monitor != NULL) {
-		udev_monitor_unref(l->monitor);
-	}
-	if (l->udev != NULL) {
-		udev_unref(l->udev);
-	}
-	if (l->kick_fd >= 0) {
-		close(l->kick_fd);
-	}
-	if (l->conn != NULL) {
-		xcb_disconnect(l->conn);
-	}
-	if (l->events != NULL) {
-		xcb_disconnect(l->events);
-	}
-	free(l->display);
-	free(l);
-}
-
-/* One connection to the primary, its root window and RandR >= 1.6 checked. */
-static bool open_connection(struct lessor *l, const struct seatmap *map,
-		xcb_connection_t **out, char *err, size_t errlen) {
-	int screen = 0;
-	xcb_connection_t *conn = connect_display(map->display, map->xauthority, &screen);
-	*out = conn;
-	int error = xcb_connection_has_error(conn);
-	if (error != 0) {
-		snprintf(err, errlen, "cannot connect to X server %s (xauthority %s): %s",
-				map->display, map->xauthority != NULL ? map->xauthority : "none",
-				conn_error_text(error));
-		return false;
-	}
-	xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(conn));
-	for (int i = 0; i < screen && it.rem > 0; i++) {
-		xcb_screen_next(&it);
-	}
-	if (it.rem == 0) {
-		snprintf(err, errlen, "X server %s has no screen %d", map->display, screen);
-		return false;
-	}
-	l->root = it.data->root;
-
-	const xcb_query_extension_reply_t *ext = xcb_get_extension_data(conn, &xcb_randr_id);
-	if (ext == NULL || !ext->present) {
-		snprintf(err, errlen, "X server %s has no RandR extension; leases need RandR %d.%d",
-				map->display, RANDR_MAJOR, RANDR_MINOR);
-		return false;
-	}
-	l->first_event = ext->first_event;
-	l->first_error = ext->first_error;
-	/* Also tells the server we know RandR 1.6: it then shows us non-desktop
-	 * outputs as they are. */
-	xcb_randr_query_version_reply_t *version = xcb_randr_query_version_reply(conn,
-			xcb_randr_query_version(conn, RANDR_MAJOR, RANDR_MINOR), NULL);
-	if (version == NULL) {
-		snprintf(err, errlen, "X server %s did not answer RandR QueryVersion", map->display);
-		return false;
-	}
-	uint32_t major = version->major_version, minor = version->minor_version;
-	free(version);
-	if (major < RANDR_MAJOR || (major == RANDR_MAJOR && minor < RANDR_MINOR)) {
-		snprintf(err, errlen, "X server %s has RandR %u.%u; leases need RandR %d.%d "
-				"(Xorg 1.20 or later)", map->display, major, minor, RANDR_MAJOR,
-				RANDR_MINOR);
-		return false;
-	}
-	return true;
-}
-
-static struct lessor *x11_create(const struct seatmap *map, struct poller *poller,
-		const struct lessor_listener *listener, char *err, size_t errlen) {
-	const char *display = map->display;
-	if (map->xauthority != NULL && access(map->xauthority, R_OK) != 0) {
-		snprintf(err, errlen, "cannot read xauthority %s for X server %s: %s",
-				map->xauthority, display, strerror(errno));
-		return NULL;
-	}
-	struct lessor *l = calloc(1, sizeof(*l));
-	if (l == NULL || (l->display = strdup(display)) == NULL) {
-		free(l);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	l->listener = *listener;
-	l->kick_fd = -1;
-
-	if (!open_connection(l, map, &l->conn, err, errlen)
-			|| !open_connection(l, map, &l->events, err, errlen)) {
-		goto fail;
-	}
-	xcb_generic_error_t *e = xcb_request_check(l->events, xcb_randr_select_input_checked(
-			l->events, l->root, XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE
-			| XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE | XCB_RANDR_NOTIFY_MASK_RESOURCE_CHANGE
-			| XCB_RANDR_NOTIFY_MASK_LEASE));
-	if (e != NULL) {
-		char text[128];
-		error_text(l, e, text, sizeof(text));
-		free(e);
-		snprintf(err, errlen, "X server %s refused RandR notifications: %s", display, text);
-		goto fail;
-	}
-
-	l->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (l->kick_fd < 0) {
-		snprintf(err, errlen, "eventfd: %s", strerror(errno));
-		goto fail;
-	}
-	l->source = poller_add_fd(poller, xcb_get_file_descriptor(l->events), EPOLLIN,
-			events_readable, l);
-	l->kick_source = poller_add_fd(poller, l->kick_fd, EPOLLIN, kicked, l);
-	if (l->source == NULL || l->kick_source == NULL) {
-		snprintf(err, errlen, "cannot watch the connection to X server %s: %s", display,
-				strerror(errno));
-		goto fail;
-	}
-	watch_lease_uevents(l, poller);
-	log_info("connected to X server %s", display);
-	return l;
-
-fail:
-	x11_destroy(l);
-	return NULL;
-}
-
-static bool output_named(xcb_randr_get_output_info_reply_t *info, const char *name) {
-	size_t len = (size_t)xcb_randr_get_output_info_name_length(info);
-	return len == strlen(name)
-			&& memcmp(xcb_randr_get_output_info_name(info), name, len) == 0;
-}
-
-/* What one lease() call learns from the server, freed in one place. */
-struct snapshot {
-	xcb_randr_get_screen_resources_current_reply_t *res;
-	xcb_randr_output_t *outputs;
-	int n_outputs;
-	xcb_randr_crtc_t *crtcs;
-	int n_crtcs;
-	xcb_randr_get_output_info_reply_t **infos;
-	xcb_randr_get_crtc_info_reply_t **crtc_infos;
-};
-
-static void snapshot_free(struct snapshot *s) {
-	for (int i = 0; s->infos != NULL && i < s->n_outputs; i++) {
-		free(s->infos[i]);
-	}
-	for (int i = 0; s->crtc_infos != NULL && i < s->n_crtcs; i++) {
-		free(s->crtc_infos[i]);
-	}
-	free(s->infos);
-	free(s->crtc_infos);
-	free(s->res);
-}
-
-static bool snapshot_take(struct lessor *l, struct snapshot *s, char *err, size_t errlen) {
-	*s = (struct snapshot){0};
-	xcb_generic_error_t *e = NULL;
-	s->res = xcb_randr_get_screen_resources_current_reply(l->conn,
-			xcb_randr_get_screen_resources_current(l->conn, l->root), &e);
-	if (s->res == NULL) {
-		free(e);
-		snprintf(err, errlen, "X server %s did not list its outputs", l->display);
-		return false;
-	}
-	s->outputs = xcb_randr_get_screen_resources_current_outputs(s->res);
-	s->n_outputs = xcb_randr_get_screen_resources_current_outputs_length(s->res);
-	s->crtcs = xcb_randr_get_screen_resources_current_crtcs(s->res);
-	s->n_crtcs = xcb_randr_get_screen_resources_current_crtcs_length(s->res);
-	s->infos = calloc((size_t)s->n_outputs + 1, sizeof(*s->infos));
-	s->crtc_infos = calloc((size_t)s->n_crtcs + 1, sizeof(*s->crtc_infos));
-	xcb_randr_get_output_info_cookie_t *oc = calloc((size_t)s->n_outputs + 1, sizeof(*oc));
-	xcb_randr_get_crtc_info_cookie_t *cc = calloc((size_t)s->n_crtcs + 1, sizeof(*cc));
-	if (s->infos == NULL || s->crtc_infos == NULL || oc == NULL || cc == NULL) {
-		free(oc);
-		free(cc);
-		snprintf(err, errlen, "out of memory");
-		return false;
-	}
-	xcb_timestamp_t ts = s->res->config_timestamp;
-	/* All requests first, then all replies: one round trip. */
-	for (int i = 0; i < s->n_outputs; i++) {
-		oc[i] = xcb_randr_get_output_info(l->conn, s->outputs[i], ts);
-	}
-	for (int i = 0; i < s->n_crtcs; i++) {
-		cc[i] = xcb_randr_get_crtc_info(l->conn, s->crtcs[i], ts);
-	}
-	for (int i = 0; i < s->n_outputs; i++) {
-		s->infos[i] = xcb_randr_get_output_info_reply(l->conn, oc[i], NULL);
-	}
-	for (int i = 0; i < s->n_crtcs; i++) {
-		s->crtc_infos[i] = xcb_randr_get_crtc_info_reply(l->conn, cc[i], NULL);
-	}
-	free(oc);
-	free(cc);
-	return true;
 }
 
 static const char *output_name_of(const struct snapshot *s, xcb_randr_output_t output,
@@ -479,6 +354,145 @@ static const char *output_name_of(const struct snapshot *s, xcb_randr_output_t o
 	}
 	snprintf(buf, len, "0x%x", output);
 	return buf;
+}
+
+static void describe_lease(char *buf, size_t len, const struct snapshot *s, size_t n,
+		const uint32_t *crtcs, const uint32_t *outputs) {
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char name[64];
+		text_append(buf, len, "%s%s (CRTC 0x%x)", i == 0 ? "" : ", ",
+				output_name_of(s, outputs[i], name, sizeof(name)), crtcs[i]);
+	}
+}
+
+/* --- jobs --- */
+
+static void snapshot_free(struct snapshot *s) {
+	for (int i = 0; s->infos != NULL && i < s->n_outputs; i++) {
+		free(s->infos[i]);
+	}
+	for (int i = 0; s->crtc_infos != NULL && i < s->n_crtcs; i++) {
+		free(s->crtc_infos[i]);
+	}
+	free(s->infos);
+	free(s->crtc_infos);
+	free(s->res);
+	*s = (struct snapshot){0};
+}
+
+static struct job *job_find(const struct lessor *l, const char *seat) {
+	for (struct job *j = l->jobs; j != NULL; j = j->next) {
+		if (strcmp(j->seat, seat) == 0) {
+			return j;
+		}
+	}
+	return NULL;
+}
+
+/* Unlinks and frees j; a lease it got and no seat took is freed. */
+static void job_free(struct lessor *l, struct job *j) {
+	for (struct job **p = &l->jobs; *p != NULL; p = &(*p)->next) {
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	}
+	if (j->lease != NULL) {
+		log_info("seat %s: no longer wants the lease it asked for", j->seat);
+		release_held(l, j->lease);
+	}
+	snapshot_free(&j->s);
+	for (size_t i = 0; j->names != NULL && i < j->n; i++) {
+		free(j->names[i]);
+	}
+	free(j->names);
+	free(j->info_seqs);
+	free(j->seat);
+	free(j);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void job_finish(struct job *j, enum lease_result result, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(j->err, sizeof(j->err), fmt, ap);
+	va_end(ap);
+	j->result = result;
+	j->step = JOB_DONE;
+	snapshot_free(&j->s);
+}
+
+/* Sends the first step; NULL when out of memory. */
+static struct job *job_start(struct lessor *l, const char *seat, char *const *names, size_t n) {
+	struct job *j = calloc(1, sizeof(*j));
+	if (j == NULL || (j->seat = strdup(seat)) == NULL
+			|| (j->names = calloc(n, sizeof(*j->names))) == NULL) {
+		free(j != NULL ? j->seat : NULL);
+		free(j);
+		return NULL;
+	}
+	j->n = n;
+	j->next = l->jobs;
+	l->jobs = j;
+	for (size_t i = 0; i < n; i++) {
+		if ((j->names[i] = strdup(names[i])) == NULL) {
+			job_free(l, j);
+			return NULL;
+		}
+	}
+	j->generation = l->generation;
+	j->seq = xcb_randr_get_screen_resources_current(l->conn, l->root).sequence;
+	j->step = JOB_RESOURCES;
+	flush_requests(l);
+	asked(l);
+	return j;
+}
+
+/* Whether the reply (or error) to request seq is in; never waits. */
+static bool reply_in(struct lessor *l, unsigned seq, void **reply, xcb_generic_error_t **e) {
+	*reply = NULL;
+	*e = NULL;
+	return xcb_poll_for_reply(l->conn, seq, reply, e) != 0;
+}
+
+/* JOB_RESOURCES answered: ask for every output's and CRTC's details. */
+static void job_resources_in(struct lessor *l, struct job *j, void *reply) {
+	struct snapshot *s = &j->s;
+	if (reply == NULL) {
+		job_finish(j, LEASE_WAIT, "X server %s did not list its outputs", l->display);
+		return;
+	}
+	s->res = reply;
+	s->outputs = xcb_randr_get_screen_resources_current_outputs(s->res);
+	s->n_outputs = xcb_randr_get_screen_resources_current_outputs_length(s->res);
+	s->crtcs = xcb_randr_get_screen_resources_current_crtcs(s->res);
+	s->n_crtcs = xcb_randr_get_screen_resources_current_crtcs_length(s->res);
+	s->infos = calloc((size_t)s->n_outputs + 1, sizeof(*s->infos));
+	s->crtc_infos = calloc((size_t)s->n_crtcs + 1, sizeof(*s->crtc_infos));
+	j->n_infos = (size_t)s->n_outputs + (size_t)s->n_crtcs;
+	j->info_seqs = calloc(j->n_infos + 1, sizeof(*j->info_seqs));
+	if (s->infos == NULL || s->crtc_infos == NULL || j->info_seqs == NULL) {
+		job_finish(j, LEASE_WAIT, "out of memory");
+		return;
+	}
+	xcb_timestamp_t ts = s->res->config_timestamp;
+	for (int i = 0; i < s->n_outputs; i++) {
+		j->info_seqs[i] = xcb_randr_get_output_info(l->conn, s->outputs[i], ts).sequence;
+	}
+	for (int i = 0; i < s->n_crtcs; i++) {
+		j->info_seqs[s->n_outputs + i] = xcb_randr_get_crtc_info(l->conn, s->crtcs[i],
+				ts).sequence;
+	}
+	j->infos_in = 0;
+	j->step = JOB_INFOS;
+	flush_requests(l);
+}
+
+static bool output_named(xcb_randr_get_output_info_reply_t *info, const char *name) {
+	size_t len = (size_t)xcb_randr_get_output_info_name_length(info);
+	return len == strlen(name)
+			&& memcmp(xcb_randr_get_output_info_name(info), name, len) == 0;
 }
 
 /* The primary's outputs on crtc that are not among the seat's own. */
@@ -514,21 +528,99 @@ static void list_outputs(const struct snapshot *s, char *buf, size_t len) {
 	}
 }
 
+/* Finds each of the seat's outputs in the snapshot; false (and the job
+ * done, saying why) when one cannot be leased now. */
+static bool job_find_outputs(struct lessor *l, struct job *j) {
+	const struct snapshot *s = &j->s;
+	for (size_t i = 0; i < j->n; i++) {
+		const char *name = j->names[i];
+		j->infos[i] = NULL;
+		for (int k = 0; k < s->n_outputs && j->infos[i] == NULL; k++) {
+			if (s->infos[k] != NULL && output_named(s->infos[k], name)) {
+				j->infos[i] = s->infos[k];
+				j->outputs[i] = s->outputs[k];
+			}
+		}
+		xcb_randr_get_output_info_reply_t *info = j->infos[i];
+		const struct held *h = info != NULL ? held_find(l->leases, j->outputs[i], false) : NULL;
+		if (info == NULL) {
+			char list[400] = "";
+			list_outputs(s, list, sizeof(list));
+			job_finish(j, LEASE_WAIT, "output %s does not exist on X server %s; it has %s",
+					name, l->display, list);
+		} else if (h != NULL) {
+			job_finish(j, LEASE_WAIT, "output %s is already leased to seat %s", name,
+					h->seat);
+		} else if (info->connection == XCB_RANDR_CONNECTION_DISCONNECTED) {
+			/* The server hides a leased output: Disconnected, with no CRTCs. */
+			if (xcb_randr_get_output_info_crtcs_length(info) == 0) {
+				job_finish(j, LEASE_WAIT, "output %s of X server %s is leased by another "
+						"client (another seatd-lease?); waiting for it to be freed", name,
+						l->display);
+			} else {
+				job_finish(j, LEASE_WAIT, "output %s of X server %s is disconnected; "
+						"waiting for a monitor", name, l->display);
+			}
+		} else if (xcb_randr_get_output_info_crtcs_length(info) == 0) {
+			job_finish(j, LEASE_FAILED, "output %s of X server %s has no CRTC that can "
+					"drive it", name, l->display);
+		}
+		if (j->step == JOB_DONE) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Each output's CRTCs, best first: the one it shows the primary on (the
+ * lessee takes over what the output had), then idle ones. CRTCs that drive
+ * other outputs of the primary are left alone; our other leases' are
+ * avoided. */
+static void job_list_crtcs(struct lessor *l, struct job *j) {
+	for (size_t i = 0; i < j->n; i++) {
+		xcb_randr_crtc_t *crtcs = xcb_randr_get_output_info_crtcs(j->infos[i]);
+		int nc = xcb_randr_get_output_info_crtcs_length(j->infos[i]);
+		size_t k = 0;
+		for (int pass = 0; pass < 2; pass++) {
+			for (int c = 0; c < nc && k < LEASE_MAX_OBJECTS; c++) {
+				bool current = crtcs[c] == j->infos[i]->crtc;
+				if ((pass == 0) != current) {
+					continue;
+				}
+				if (crtc_foreign_output(&j->s, crtcs[c], j->outputs, j->n) == XCB_NONE) {
+					j->options[i][k++] = crtcs[c];
+				}
+			}
+		}
+		j->opts[i] = (struct crtc_options){.crtcs = j->options[i], .n_crtcs = k};
+	}
+	j->n_avoid = 0;
+	for (const struct held *h = l->leases; h != NULL; h = h->next) {
+		for (size_t i = 0; i < h->lease.n_outputs && j->n_avoid < MAX_AVOID / 2; i++) {
+			j->avoid[j->n_avoid++] = h->lease.crtcs[i];
+		}
+	}
+	j->n_ours = j->n_avoid;
+	j->skip = 0;
+	j->attempts = 0;
+}
+
 /* Why an output got no CRTC, naming who holds each it could use. */
-static void explain_no_crtc(const struct lessor *l, const struct snapshot *s,
-		xcb_randr_get_output_info_reply_t *info, const char *name,
-		const xcb_randr_output_t *seat_outputs, size_t n_seat, const uint32_t *refused,
-		size_t n_refused, char *err, size_t errlen) {
-	snprintf(err, errlen, "output %s of X server %s has no free CRTC:", name, l->display);
-	xcb_randr_crtc_t *crtcs = xcb_randr_get_output_info_crtcs(info);
-	int n = xcb_randr_get_output_info_crtcs_length(info);
+static void explain_no_crtc(const struct lessor *l, const struct job *j, size_t starved,
+		char *err, size_t errlen) {
+	const uint32_t *refused = j->avoid + j->n_ours;
+	size_t n_refused = j->n_avoid - j->n_ours;
+	snprintf(err, errlen, "output %s of X server %s has no free CRTC:", j->names[starved],
+			l->display);
+	xcb_randr_crtc_t *crtcs = xcb_randr_get_output_info_crtcs(j->infos[starved]);
+	int n = xcb_randr_get_output_info_crtcs_length(j->infos[starved]);
 	for (int i = 0; i < n; i++) {
 		const struct held *h = held_find(l->leases, crtcs[i], true);
 		bool was_refused = false;
 		for (size_t k = 0; k < n_refused; k++) {
 			was_refused = was_refused || refused[k] == crtcs[i];
 		}
-		xcb_randr_output_t other = crtc_foreign_output(s, crtcs[i], seat_outputs, n_seat);
+		xcb_randr_output_t other = crtc_foreign_output(&j->s, crtcs[i], j->outputs, j->n);
 		char other_name[64];
 		text_append(err, errlen, "%s CRTC 0x%x ", i == 0 ? "" : ";", crtcs[i]);
 		if (h != NULL) {
@@ -537,7 +629,7 @@ static void explain_no_crtc(const struct lessor *l, const struct snapshot *s,
 			text_append(err, errlen, "is leased by another client (another seatd-lease?)");
 		} else if (other != XCB_NONE) {
 			text_append(err, errlen, "drives output %s of the primary",
-					output_name_of(s, other, other_name, sizeof(other_name)));
+					output_name_of(&j->s, other, other_name, sizeof(other_name)));
 		} else {
 			text_append(err, errlen, "is taken by another output of this seat");
 		}
@@ -545,225 +637,522 @@ static void explain_no_crtc(const struct lessor *l, const struct snapshot *s,
 	text_append(err, errlen, "; waiting for one to be freed");
 }
 
-static void describe_lease(char *buf, size_t len, const struct snapshot *s,
-		const struct lease *lease) {
-	buf[0] = '\0';
-	for (size_t i = 0; i < lease->n_outputs; i++) {
-		char name[64];
-		text_append(buf, len, "%s%s (CRTC 0x%x)", i == 0 ? "" : ", ",
-				output_name_of(s, lease->outputs[i], name, sizeof(name)), lease->crtcs[i]);
+/* Sends CreateLease with the next assignment of CRTCs, or ends the job
+ * when there is none left to try. */
+static void job_attempt(struct lessor *l, struct job *j) {
+	if (j->attempts++ >= MAX_ATTEMPTS) {
+		job_finish(j, LEASE_WAIT, "X server %s refused every CRTC for these outputs (%d "
+				"attempts); waiting for a change", l->display, MAX_ATTEMPTS);
+		return;
+	}
+	if (!crtc_pick(j->opts, j->n, j->avoid, j->n_avoid, j->skip, j->chosen)) {
+		size_t starved = crtc_pick_starved(j->opts, j->n, j->avoid, j->n_avoid);
+		char err[sizeof(j->err)];
+		if (starved < j->n) {
+			explain_no_crtc(l, j, starved, err, sizeof(err));
+		} else {
+			snprintf(err, sizeof(err), "the outputs of this seat cannot each get a CRTC of "
+					"their own on X server %s; waiting for CRTCs to be freed", l->display);
+		}
+		job_finish(j, LEASE_WAIT, "%s", err);
+		return;
+	}
+	/* libxcb asks the server for more ids (a round trip) only once its
+	 * range of 2^21 or so is spent: one per CreateLease. */
+	j->lid = xcb_generate_id(l->conn);
+	if (j->lid == (xcb_randr_lease_t)-1) {
+		job_finish(j, LEASE_WAIT, "X server %s gave no more resource ids", l->display);
+		return;
+	}
+	j->seq = xcb_randr_create_lease(l->conn, l->root, j->lid, (uint16_t)j->n,
+			(uint16_t)j->n, j->chosen, j->outputs).sequence;
+	j->step = JOB_CREATE;
+	flush_requests(l);
+}
+
+/* JOB_INFOS: every detail in, choose. */
+static void job_infos_in(struct lessor *l, struct job *j) {
+	if (job_find_outputs(l, j)) {
+		job_list_crtcs(l, j);
+		job_attempt(l, j);
 	}
 }
 
-static enum lease_result lease_outputs(struct lessor *l, const char *seat, char *const *names,
+/* JOB_CREATE answered with a lease: hold it for the seat. */
+static void job_leased(struct lessor *l, struct job *j, xcb_randr_create_lease_reply_t *reply) {
+	int *fds = xcb_randr_create_lease_reply_fds(l->conn, reply);
+	int fd = reply->nfd >= 1 ? fds[0] : -1;
+	for (int k = 1; k < reply->nfd; k++) {
+		close(fds[k]);
+	}
+	free(reply);
+	/* Before anything else can fork: libxcb leaves it inheritable. */
+	if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		xcb_randr_free_lease(l->conn, j->lid, 1);
+		flush_requests(l);
+		job_finish(j, LEASE_FAILED, "X server %s sent no usable lease fd", l->display);
+		return;
+	}
+	struct held *h = held_add(&l->leases, j->seat, fd, j->lid, j->n, j->chosen, j->outputs);
+	if (h == NULL) {
+		close(fd);
+		xcb_randr_free_lease(l->conn, j->lid, 1);
+		flush_requests(l);
+		job_finish(j, LEASE_FAILED, "out of memory");
+		return;
+	}
+	char what[512];
+	describe_lease(what, sizeof(what), &j->s, j->n, j->chosen, j->outputs);
+	log_info("seat %s: leased %s from X server %s, lease 0x%x", j->seat, what, l->display,
+			j->lid);
+	j->lease = h;
+	job_finish(j, LEASE_OK, "%s", "");
+}
+
+/* JOB_CREATE answered with an error: another assignment, or the end. */
+static void job_refused(struct lessor *l, struct job *j, const xcb_generic_error_t *e) {
+	char text[128];
+	x11_error_text(l->first_error, e, text, sizeof(text));
+	if (e->error_code != XCB_ACCESS) {
+		char what[512];
+		describe_lease(what, sizeof(what), &j->s, j->n, j->chosen, j->outputs);
+		job_finish(j, LEASE_FAILED, "X server %s refused to lease %s: %s%s", l->display, what,
+				text, e->error_code == XCB_MATCH ? "; its video driver may not support "
+				"leases (modesetting does)" : "");
+		return;
+	}
+	/* BadAccess: something is leased already, the error says what. */
+	for (size_t i = 0; i < j->n; i++) {
+		if (e->resource_id == j->outputs[i]) {
+			job_finish(j, LEASE_WAIT, "output %s of X server %s is leased by another client "
+					"(another seatd-lease?); waiting for it to be freed", j->names[i],
+					l->display);
+			return;
+		}
+	}
+	bool culprit = false;
+	for (size_t i = 0; i < j->n && !culprit; i++) {
+		if (e->resource_id == j->chosen[i] && j->n_avoid < MAX_AVOID) {
+			log_info("seat %s: CRTC 0x%x for output %s is leased by another client of X "
+					"server %s; trying the next one", j->seat, e->resource_id, j->names[i],
+					l->display);
+			j->avoid[j->n_avoid++] = e->resource_id;
+			j->skip = 0;
+			culprit = true;
+		}
+	}
+	if (!culprit) {
+		j->skip++;
+	}
+	job_attempt(l, j);
+}
+
+/* Takes the job as far as the replies in allow; false when none was in. */
+static bool job_progress(struct lessor *l, struct job *j) {
+	void *reply;
+	xcb_generic_error_t *e;
+	switch (j->step) {
+	case JOB_RESOURCES:
+		if (!reply_in(l, j->seq, &reply, &e)) {
+			return false;
+		}
+		free(e);
+		job_resources_in(l, j, reply);
+		return true;
+	case JOB_INFOS:
+		for (size_t before = j->infos_in; j->infos_in < j->n_infos;) {
+			if (!reply_in(l, j->info_seqs[j->infos_in], &reply, &e)) {
+				return j->infos_in > before;
+			}
+			free(e);
+			size_t i = j->infos_in++, n_out = (size_t)j->s.n_outputs;
+			if (i < n_out) {
+				j->s.infos[i] = reply;
+			} else {
+				j->s.crtc_infos[i - n_out] = reply;
+			}
+		}
+		job_infos_in(l, j);
+		return true;
+	case JOB_CREATE:
+		if (!reply_in(l, j->seq, &reply, &e)) {
+			return false;
+		}
+		if (reply != NULL) {
+			job_leased(l, j, reply);
+		} else if (e != NULL) {
+			job_refused(l, j, e);
+		} else {
+			job_finish(j, LEASE_WAIT, "the connection to X server %s broke while leasing: %s",
+					l->display, x11_conn_error_text(xcb_connection_has_error(l->conn)));
+		}
+		free(e);
+		return true;
+	case JOB_DONE:
+		break;
+	}
+	return false;
+}
+
+/* Unclaimed leases and refusals, once every seat could take its answer. */
+static void sweep_answers(struct lessor *l) {
+	for (struct job *j = l->jobs, *next; j != NULL; j = next) {
+		next = j->next;
+		if (j->step == JOB_DONE && j->result != LEASE_WAIT) {
+			job_free(l, j);
+		}
+	}
+}
+
+/* Everything the server has answered, taken as far as it goes. */
+static void pump(struct lessor *l) {
+	if (l->conn == NULL) {
+		return;
+	}
+	bool heard = false, finished = false;
+	for (bool again = true; again && !xcb_connection_has_error(l->conn);) {
+		again = false;
+		for (struct job *j = l->jobs; j != NULL; j = j->next) {
+			if (j->step != JOB_DONE && job_progress(l, j)) {
+				again = heard = true;
+				finished = finished || j->step == JOB_DONE;
+			}
+		}
+	}
+	/* Errors of requests without replies (a FreeLease of a lease that had
+	 * ended already) are of no interest, a broken connection is. */
+	drain(l, l->conn);
+	if (!check_connections(l)) {
+		return;
+	}
+	if (heard) {
+		answered(l);
+	}
+	if (finished) {
+		/* Each waiting seat asks again and takes its answer. */
+		l->listener.available(l->listener.data);
+		sweep_answers(l);
+	}
+}
+
+/* An output may have become leasable: standing answers are void. */
+static void outputs_changed(struct lessor *l, bool tell) {
+	l->generation++;
+	for (struct job *j = l->jobs, *next; j != NULL; j = next) {
+		next = j->next;
+		if (j->step == JOB_DONE && j->result == LEASE_WAIT) {
+			job_free(l, j);
+		}
+	}
+	if (tell) {
+		l->listener.available(l->listener.data);
+	}
+}
+
+static void conn_ready(int fd, uint32_t events, void *data) {
+	struct lessor *l = data;
+	if ((events & EPOLLOUT) && l->flush_pending) {
+		flush_requests(l);
+		if (!l->flush_pending) {
+			answered(l); /* it reads again */
+		}
+	}
+	pump(l);
+}
+
+static void events_readable(int fd, uint32_t events, void *data) {
+	struct lessor *l = data;
+	bool changed = drain(l, l->events);
+	if (check_connections(l) && changed) {
+		outputs_changed(l, true);
+	}
+}
+
+static void kicked(int fd, uint32_t events, void *data) {
+	struct lessor *l = data;
+	uint64_t count;
+	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
+		log_warning("X server %s: reading the wake-up counter: %s", l->display,
+				strerror(errno));
+	}
+	pump(l);
+}
+
+static void udev_readable(int fd, uint32_t events, void *data) {
+	struct lessor *l = data;
+	bool ended = false;
+	struct udev_device *dev;
+	while ((dev = udev_monitor_receive_device(l->monitor)) != NULL) {
+		const char *lease = udev_device_get_property_value(dev, "LEASE");
+		ended = ended || (lease != NULL && strcmp(lease, "1") == 0);
+		udev_device_unref(dev);
+	}
+	if (ended) {
+		poller_timer_arm(l->settle_timer, LEASE_END_SETTLE_MS);
+	}
+}
+
+static void settled(void *data) {
+	outputs_changed(data, true);
+}
+
+/* Optional: without it, only leases freed through the server wake seats. */
+static void watch_lease_uevents(struct lessor *l, struct poller *poller) {
+	l->udev = udev_new();
+	l->monitor = l->udev != NULL ? udev_monitor_new_from_netlink(l->udev, "udev") : NULL;
+	if (l->monitor == NULL
+			|| udev_monitor_filter_add_match_subsystem_devtype(l->monitor, "drm", NULL) < 0
+			|| udev_monitor_enable_receiving(l->monitor) < 0
+			|| (l->settle_timer = poller_add_timer(poller, settled, l)) == NULL
+			|| (l->udev_source = poller_add_fd(poller, udev_monitor_get_fd(l->monitor),
+			EPOLLIN, udev_readable, l)) == NULL) {
+		log_warning("X server %s: cannot watch udev for ended leases; a seat waiting for "
+				"an output that another client leased may wait until the next RandR "
+				"change", l->display);
+	}
+}
+
+/* --- connecting --- */
+
+static void dialed(int fd, uint32_t events, void *data);
+
+static void redial_later(struct lessor *l, const char *why) {
+	snprintf(l->dial_error, sizeof(l->dial_error), "%s", why);
+	log_error("%s; trying again in %llums", why, (unsigned long long)l->redial_ms);
+	poller_timer_arm(l->redial_timer, l->redial_ms);
+	l->redial_ms = l->redial_ms * 2 < REDIAL_MAX_MS ? l->redial_ms * 2 : REDIAL_MAX_MS;
+}
+
+/* Starts a dial; false and why in err when it fails at once. */
+static bool dial(struct lessor *l, char *err, size_t errlen) {
+	l->dial = x11_dial_start(l->display, l->xauthority, err, errlen);
+	if (l->dial == NULL) {
+		return false;
+	}
+	l->dial_source = poller_add_fd(l->poller, x11_dial_fd(l->dial), EPOLLIN, dialed, l);
+	if (l->dial_source == NULL) {
+		snprintf(err, errlen, "cannot watch the connection to X server %s: %s", l->display,
+				strerror(errno));
+		x11_dial_abandon(l->dial);
+		l->dial = NULL;
+		return false;
+	}
+	asked(l);
+	return true;
+}
+
+static void redial(void *data) {
+	struct lessor *l = data;
+	char err[512];
+	if (!dial(l, err, sizeof(err))) {
+		bool news = strcmp(err, l->dial_error) != 0;
+		redial_later(l, err);
+		if (news) {
+			l->listener.available(l->listener.data);
+		}
+	}
+}
+
+static bool use_link(struct lessor *l, const struct x11_link *link, char *err, size_t errlen) {
+	l->conn = link->conn;
+	l->events = link->events;
+	l->root = link->root;
+	l->first_event = link->first_event;
+	l->first_error = link->first_error;
+	l->source = poller_add_fd(l->poller, xcb_get_file_descriptor(l->events), EPOLLIN,
+			events_readable, l);
+	l->conn_source = poller_add_fd(l->poller, xcb_get_file_descriptor(l->conn), EPOLLIN,
+			conn_ready, l);
+	if (l->source == NULL || l->conn_source == NULL) {
+		snprintf(err, errlen, "cannot watch the connection to X server %s: %s", l->display,
+				strerror(errno));
+		poller_remove(l->source);
+		poller_remove(l->conn_source);
+		l->source = l->conn_source = NULL;
+		xcb_disconnect(l->conn);
+		xcb_disconnect(l->events);
+		l->conn = l->events = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* The dial is done: connected, or the next attempt is scheduled. Either
+ * way the waiting seats ask again. */
+static void dialed(int fd, uint32_t events, void *data) {
+	struct lessor *l = data;
+	poller_remove(l->dial_source);
+	l->dial_source = NULL;
+	struct x11_link link;
+	char err[512];
+	bool ok = x11_dial_finish(l->dial, &link, err, sizeof(err));
+	l->dial = NULL;
+	answered(l);
+	if (!ok || !use_link(l, &link, err, sizeof(err))) {
+		redial_later(l, err);
+		l->listener.available(l->listener.data);
+		return;
+	}
+	l->redial_ms = REDIAL_MIN_MS;
+	l->dial_error[0] = '\0';
+	log_info("connected to X server %s", l->display);
+	/* What the setup read already (the fd will not tell), then every
+	 * waiting seat asks. */
+	drain(l, l->events);
+	outputs_changed(l, true);
+}
+
+/* --- the interface --- */
+
+static void x11_destroy(struct lessor *l) {
+	poller_remove(l->dial_source);
+	if (l->dial != NULL) {
+		x11_dial_abandon(l->dial);
+	}
+	while (l->jobs != NULL) {
+		job_free(l, l->jobs);
+	}
+	while (l->leases != NULL) {
+		release_held(l, l->leases);
+	}
+	if (l->flush_pending) {
+		log_warning("X server %s has not read our last requests; a lease that they free "
+				"ends when its X server exits", l->display);
+	}
+	poller_remove(l->source);
+	poller_remove(l->conn_source);
+	poller_remove(l->kick_source);
+	poller_remove(l->udev_source);
+	poller_remove(l->settle_timer);
+	poller_remove(l->stall_timer);
+	poller_remove(l->redial_timer);
+	if (l->monitor != NULL) {
+		udev_monitor_unref(l->monitor);
+	}
+	if (l->udev != NULL) {
+		udev_unref(l->udev);
+	}
+	if (l->kick_fd >= 0) {
+		close(l->kick_fd);
+	}
+	if (l->conn != NULL) {
+		xcb_disconnect(l->conn);
+	}
+	if (l->events != NULL) {
+		xcb_disconnect(l->events);
+	}
+	free(l->display);
+	free(l->xauthority);
+	free(l);
+}
+
+static struct lessor *x11_create(const struct seatmap *map, struct poller *poller,
+		const struct lessor_listener *listener, char *err, size_t errlen) {
+	if (map->xauthority != NULL && access(map->xauthority, R_OK) != 0) {
+		snprintf(err, errlen, "cannot read xauthority %s for X server %s: %s",
+				map->xauthority, map->display, strerror(errno));
+		return NULL;
+	}
+	struct lessor *l = calloc(1, sizeof(*l));
+	if (l == NULL || (l->display = strdup(map->display)) == NULL
+			|| (map->xauthority != NULL && (l->xauthority = strdup(map->xauthority)) == NULL)) {
+		if (l != NULL) {
+			free(l->display);
+		}
+		free(l);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	l->listener = *listener;
+	l->poller = poller;
+	l->redial_ms = REDIAL_MIN_MS;
+	l->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->kick_fd < 0
+			|| (l->kick_source = poller_add_fd(poller, l->kick_fd, EPOLLIN, kicked, l)) == NULL
+			|| (l->stall_timer = poller_add_timer(poller, stall_timer_fired, l)) == NULL
+			|| (l->redial_timer = poller_add_timer(poller, redial, l)) == NULL) {
+		snprintf(err, errlen, "cannot set up the event loop for X server %s: %s",
+				map->display, strerror(errno));
+		x11_destroy(l);
+		return NULL;
+	}
+	/* Fails here only if the server cannot be reached at all; its answer
+	 * comes to dialed(). */
+	if (!dial(l, err, errlen)) {
+		x11_destroy(l);
+		return NULL;
+	}
+	watch_lease_uevents(l, poller);
+	return l;
+}
+
+/* Whether j's answer is the one for these outputs, now. */
+static bool job_answers(const struct lessor *l, const struct job *j, char *const *names,
+		size_t n) {
+	if (j->step != JOB_DONE || j->n != n) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(j->names[i], names[i]) != 0) {
+			return false;
+		}
+	}
+	return j->result != LEASE_WAIT || j->generation == l->generation;
+}
+
+static enum lease_result x11_lease(struct lessor *l, const char *seat, char *const *outputs,
 		size_t n, struct lease **out, char *err, size_t errlen) {
 	if (n == 0 || n > LEASE_MAX_OBJECTS) {
 		snprintf(err, errlen, "a seat leases 1 to %d outputs, not %zu", LEASE_MAX_OBJECTS, n);
 		return LEASE_FAILED;
 	}
+	if (l->conn == NULL && l->dial != NULL) {
+		return owed_reason(l, err, errlen);
+	}
+	if (l->conn == NULL) {
+		snprintf(err, errlen, "%s; trying again", l->dial_error);
+		return LEASE_WAIT;
+	}
 	if (xcb_connection_has_error(l->conn)) {
 		snprintf(err, errlen, "the connection to X server %s is broken; waiting to reconnect",
 				l->display);
+		kick(l);
 		return LEASE_WAIT;
 	}
-	struct snapshot s;
-	if (!snapshot_take(l, &s, err, errlen)) {
-		snapshot_free(&s);
+	struct job *j = job_find(l, seat);
+	if (j != NULL && job_answers(l, j, outputs, n)) {
+		enum lease_result result = j->result;
+		snprintf(err, errlen, "%s", j->err);
+		if (result == LEASE_OK) {
+			*out = &j->lease->lease;
+			j->lease = NULL;
+		}
+		if (result != LEASE_WAIT) {
+			job_free(l, j);
+		}
+		return result;
+	}
+	if (j != NULL && j->step == JOB_DONE) {
+		job_free(l, j); /* another generation's, or other outputs' */
+		j = NULL;
+	}
+	if (j == NULL && job_start(l, seat, outputs, n) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return LEASE_WAIT;
 	}
-
-	enum lease_result result = LEASE_WAIT;
-	xcb_randr_output_t outputs[LEASE_MAX_OBJECTS];
-	xcb_randr_get_output_info_reply_t *infos[LEASE_MAX_OBJECTS];
-	for (size_t i = 0; i < n; i++) {
-		infos[i] = NULL;
-		for (int k = 0; k < s.n_outputs && infos[i] == NULL; k++) {
-			if (s.infos[k] != NULL && output_named(s.infos[k], names[i])) {
-				infos[i] = s.infos[k];
-				outputs[i] = s.outputs[k];
-			}
-		}
-		if (infos[i] == NULL) {
-			snprintf(err, errlen, "output %s does not exist on X server %s; it has ",
-					names[i], l->display);
-			list_outputs(&s, err, errlen);
-			goto out;
-		}
-		const struct held *h = held_find(l->leases, outputs[i], false);
-		if (h != NULL) {
-			snprintf(err, errlen, "output %s is already leased to seat %s", names[i],
-					h->seat);
-			goto out;
-		}
-		if (infos[i]->connection == XCB_RANDR_CONNECTION_DISCONNECTED) {
-			/* The server hides a leased output: Disconnected, with no CRTCs. */
-			if (xcb_randr_get_output_info_crtcs_length(infos[i]) == 0) {
-				snprintf(err, errlen, "output %s of X server %s is leased by another client "
-						"(another seatd-lease?); waiting for it to be freed", names[i],
-						l->display);
-			} else {
-				snprintf(err, errlen, "output %s of X server %s is disconnected; waiting "
-						"for a monitor", names[i], l->display);
-			}
-			goto out;
-		}
-		if (xcb_randr_get_output_info_crtcs_length(infos[i]) == 0) {
-			snprintf(err, errlen, "output %s of X server %s has no CRTC that can drive it",
-					names[i], l->display);
-			result = LEASE_FAILED;
-			goto out;
-		}
-	}
-
-	/* Each output's CRTCs, best first: the one it shows the primary on (the
-	 * lessee takes over what the output had), then idle ones. CRTCs that
-	 * drive other outputs of the primary are left alone. */
-	uint32_t options[LEASE_MAX_OBJECTS][LEASE_MAX_OBJECTS];
-	struct crtc_options opts[LEASE_MAX_OBJECTS];
-	for (size_t i = 0; i < n; i++) {
-		xcb_randr_crtc_t *crtcs = xcb_randr_get_output_info_crtcs(infos[i]);
-		int nc = xcb_randr_get_output_info_crtcs_length(infos[i]);
-		size_t k = 0;
-		for (int pass = 0; pass < 2; pass++) {
-			for (int c = 0; c < nc && k < LEASE_MAX_OBJECTS; c++) {
-				bool current = crtcs[c] == infos[i]->crtc;
-				if ((pass == 0) != current) {
-					continue;
-				}
-				if (crtc_foreign_output(&s, crtcs[c], outputs, n) == XCB_NONE) {
-					options[i][k++] = crtcs[c];
-				}
-			}
-		}
-		opts[i] = (struct crtc_options){.crtcs = options[i], .n_crtcs = k};
-	}
-
-	uint32_t avoid[MAX_AVOID];
-	size_t n_avoid = 0;
-	for (const struct held *h = l->leases; h != NULL; h = h->next) {
-		for (size_t i = 0; i < h->lease.n_outputs && n_avoid < MAX_AVOID / 2; i++) {
-			avoid[n_avoid++] = h->lease.crtcs[i];
-		}
-	}
-	size_t n_ours = n_avoid;
-	size_t skip = 0;
-	uint32_t chosen[LEASE_MAX_OBJECTS];
-	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-		if (!crtc_pick(opts, n, avoid, n_avoid, skip, chosen)) {
-			size_t starved = crtc_pick_starved(opts, n, avoid, n_avoid);
-			if (starved < n) {
-				explain_no_crtc(l, &s, infos[starved], names[starved], outputs, n,
-						avoid + n_ours, n_avoid - n_ours, err, errlen);
-			} else {
-				snprintf(err, errlen, "the outputs of this seat cannot each get a CRTC of "
-						"their own on X server %s; waiting for CRTCs to be freed", l->display);
-			}
-			goto out;
-		}
-		xcb_randr_lease_t lid = xcb_generate_id(l->conn);
-		if (lid == (xcb_randr_lease_t)-1) {
-			snprintf(err, errlen, "X server %s gave no more resource ids", l->display);
-			goto out;
-		}
-		xcb_generic_error_t *e = NULL;
-		xcb_randr_create_lease_reply_t *reply = xcb_randr_create_lease_reply(l->conn,
-				xcb_randr_create_lease(l->conn, l->root, lid, (uint16_t)n, (uint16_t)n,
-				chosen, outputs), &e);
-		if (reply != NULL) {
-			int *fds = xcb_randr_create_lease_reply_fds(l->conn, reply);
-			int fd = reply->nfd >= 1 ? fds[0] : -1;
-			for (int k = 1; k < reply->nfd; k++) {
-				close(fds[k]);
-			}
-			free(reply);
-			/* Before anything else can fork: libxcb leaves it inheritable. */
-			if (fd < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
-				snprintf(err, errlen, "X server %s sent no usable lease fd", l->display);
-				if (fd >= 0) {
-					close(fd);
-				}
-				xcb_randr_free_lease(l->conn, lid, 1);
-				result = LEASE_FAILED;
-				goto out;
-			}
-			struct held *h = held_add(&l->leases, seat, fd, lid, n, chosen, outputs);
-			if (h == NULL) {
-				close(fd);
-				xcb_randr_free_lease(l->conn, lid, 1);
-				snprintf(err, errlen, "out of memory");
-				result = LEASE_FAILED;
-				goto out;
-			}
-			char what[512];
-			describe_lease(what, sizeof(what), &s, &h->lease);
-			log_info("seat %s: leased %s from X server %s, lease 0x%x", seat, what,
-					l->display, lid);
-			*out = &h->lease;
-			result = LEASE_OK;
-			goto out;
-		}
-		if (e == NULL) {
-			snprintf(err, errlen, "the connection to X server %s broke while leasing: %s",
-					l->display, conn_error_text(xcb_connection_has_error(l->conn)));
-			goto out;
-		}
-		char text[128];
-		error_text(l, e, text, sizeof(text));
-		uint8_t code = e->error_code;
-		uint32_t value = e->resource_id;
-		free(e);
-		if (code != XCB_ACCESS) {
-			char what[512];
-			struct lease tried = {.n_outputs = n};
-			memcpy(tried.crtcs, chosen, n * sizeof(chosen[0]));
-			memcpy(tried.outputs, outputs, n * sizeof(outputs[0]));
-			describe_lease(what, sizeof(what), &s, &tried);
-			snprintf(err, errlen, "X server %s refused to lease %s: %s%s", l->display, what,
-					text, code == XCB_MATCH ? "; its video driver may not support leases "
-					"(modesetting does)" : "");
-			result = LEASE_FAILED;
-			goto out;
-		}
-		/* BadAccess: something is leased already, the error says what. */
-		for (size_t i = 0; i < n; i++) {
-			if (value == outputs[i]) {
-				snprintf(err, errlen, "output %s of X server %s is leased by another client "
-						"(another seatd-lease?); waiting for it to be freed", names[i],
-						l->display);
-				goto out;
-			}
-		}
-		bool culprit = false;
-		for (size_t i = 0; i < n && !culprit; i++) {
-			if (value == chosen[i] && n_avoid < MAX_AVOID) {
-				log_info("seat %s: CRTC 0x%x for output %s is leased by another client of "
-						"X server %s; trying the next one", seat, value, names[i], l->display);
-				avoid[n_avoid++] = value;
-				skip = 0;
-				culprit = true;
-			}
-		}
-		if (!culprit) {
-			skip++;
-		}
-	}
-	snprintf(err, errlen, "X server %s refused every CRTC for these outputs (%d attempts); "
-			"waiting for a change", l->display, MAX_ATTEMPTS);
-out:
-	snapshot_free(&s);
-	return result;
-}
-
-static enum lease_result x11_lease(struct lessor *l, const char *seat, char *const *outputs,
-		size_t n_outputs, struct lease **out, char *err, size_t errlen) {
-	enum lease_result result = lease_outputs(l, seat, outputs, n_outputs, out, err, errlen);
-	after_requests(l);
-	return result;
+	/* The flush may have read replies: the loop takes them. */
+	kick(l);
+	return owed_reason(l, err, errlen);
 }
 
 static void x11_release(struct lessor *l, struct lease *lease) {
 	release_held(l, (struct held *)lease);
-	after_requests(l);
+	/* Its outputs are back: standing answers may be wrong now. */
+	outputs_changed(l, false);
+	kick(l);
 }
 
 const struct lessor_impl lessor_x11_impl = {

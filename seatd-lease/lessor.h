@@ -26,11 +26,16 @@ struct lease {
 
 enum lease_result {
 	LEASE_OK,
-	/* Not leasable now (unknown, disconnected, or held by another lessee):
-	 * the listener's available() fires when that may have changed. */
+	/* Not leasable now (unknown, disconnected, or held by another lessee),
+	 * for the reason in err: the listener's available() fires when that may
+	 * have changed. */
 	LEASE_WAIT,
 	/* Will not work without a change of configuration or system. */
 	LEASE_FAILED,
+	/* Asked, not answered yet (the lessor waits for its X server's reply):
+	 * err is empty, and available() fires once the answer is in; the next
+	 * lease() for the seat then returns it. */
+	LEASE_PENDING,
 };
 
 struct lessor_listener {
@@ -44,20 +49,32 @@ struct lessor_listener {
 
 struct lessor;
 
+/*
+ * None of these waits for another process: the x11 lessor sends its
+ * requests and takes the X server's replies from the loop, so a server that
+ * does not answer (a client holds a server grab) holds up only the seats
+ * that need it.
+ */
 struct lessor_impl {
 	const char *name;
 	/* Connects to the primary X server or opens the card. NULL and a message
-	 * in err (which X server or card, what it answered, what to check). */
+	 * in err (which X server or card, what it answered, what to check) when
+	 * that fails at once. x11: returns once its sockets are connected; the
+	 * X connection setup finishes in the background, and a setup that fails
+	 * (a refused cookie, no RandR 1.6) is retried by the lessor itself, with
+	 * a back-off, the seats waiting and told why. */
 	struct lessor *(*create)(const struct seatmap *map, struct poller *poller,
 			const struct lessor_listener *listener, char *err, size_t errlen);
 	/* Leases every named output of one seat, each with a CRTC it can use
 	 * that no other lease holds. err says which output and why, in the
-	 * administrator's words. */
+	 * administrator's words. x11: LEASE_PENDING until the X server has
+	 * answered (LEASE_WAIT saying so once it has owed an answer for 1 s). */
 	enum lease_result (*lease)(struct lessor *lessor, const char *seat,
 			char *const *outputs, size_t n_outputs, struct lease **out,
 			char *err, size_t errlen);
-	/* Revokes the lease (the outputs go back to the lessor at once) and
-	 * closes its fd; frees lease. */
+	/* Revokes the lease and closes its fd; frees lease. The outputs go back
+	 * to the lessor at once (x11: once the X server reads the FreeLease,
+	 * which is not waited for). */
 	void (*release)(struct lessor *lessor, struct lease *lease);
 	/* Releases every lease still held, disconnects, frees. */
 	void (*destroy)(struct lessor *lessor);

@@ -84,10 +84,22 @@ static void end_run(struct seat *seat);
 static void try_start(struct seat *seat) {
 	char err[512] = "";
 	enum lease_result r = seat->ops->lease(seat, err, sizeof(err));
+	if (r == LEASE_PENDING) {
+		/* No reason yet: the answer comes through seat_available(). */
+		if (seat->state != SEAT_WAITING) {
+			set_state(seat, SEAT_WAITING, NULL);
+		}
+		return;
+	}
 	if (r == LEASE_WAIT) {
+		bool news = strcmp(seat->last_error, err) != 0;
 		record_error(seat, err);
 		if (seat->state != SEAT_WAITING) {
 			set_state(seat, SEAT_WAITING, "%s", err);
+		} else if (news) {
+			/* Still waiting, for a reason told now (the answer to a
+			 * pending lease, or a change): the same state since then. */
+			seat->ops->changed(seat, SEAT_WAITING, err);
 		}
 		return;
 	}

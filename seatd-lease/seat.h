@@ -14,11 +14,11 @@
  *   waiting -> starting -> running -> stopping -> back-off -> waiting ...
  *                                           \--> failed | stopped
  *
- * waiting: for its outputs (or the lessor); starting: X server spawned on
- * the lease, not ready yet; running: ready, session started; stopping: a
- * process ended or a stop was asked, the lease is freed, the rest are being
- * stopped. Pure logic: every effect goes through seat_ops, so tests can
- * drive it without processes or leases.
+ * waiting: for its outputs (or the lessor, or the lessor's answer);
+ * starting: X server spawned on the lease, not ready yet; running: ready,
+ * session started; stopping: a process ended or a stop was asked, the lease
+ * is freed, the rest are being stopped. Pure logic: every effect goes
+ * through seat_ops, so tests can drive it without processes or leases.
  */
 
 enum seat_state {
@@ -54,7 +54,8 @@ struct seat_ops {
 	/* One timer per seat: fires seat_timer() after ms; 0 disarms. */
 	void (*arm_timer)(struct seat *seat, uint64_t ms);
 	uint64_t (*now)(struct seat *seat);
-	/* Told of every state change, after it happened (for logs, status). */
+	/* Told of every state change, after it happened (for logs, status), and
+	 * of a waiting seat's new reason to wait (old and state both waiting). */
 	void (*changed)(struct seat *seat, enum seat_state old, const char *why);
 };
 

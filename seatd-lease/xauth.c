@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -6,7 +7,9 @@
 #include "runtime.h"
 #include "xauth.h"
 
+#define FAMILY_LOCAL 0x0100
 #define FAMILY_WILD 0xffff
+#define MIT_COOKIE "MIT-MAGIC-COOKIE-1"
 
 static size_t put_field(uint8_t *buf, size_t off, const void *data, size_t len) {
 	buf[off] = (uint8_t)(len >> 8);
@@ -17,7 +20,7 @@ static size_t put_field(uint8_t *buf, size_t off, const void *data, size_t len) 
 
 size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t *buf,
 		size_t len) {
-	static const char name[] = "MIT-MAGIC-COOKIE-1";
+	static const char name[] = MIT_COOKIE;
 	char number[16];
 	int nlen = snprintf(number, sizeof(number), "%d", display);
 	size_t need = 2 + 2 + 2 + (size_t)nlen + 2 + strlen(name) + 2 + XAUTH_COOKIE_LEN;
@@ -47,6 +50,55 @@ int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t
 	if (runtime_write_file(dir, name, buf, len, 0600, uid, gid) != 0) {
 		snprintf(err, errlen, "cannot write %s/%s: %s", dir, name, strerror(errno));
 		return -1;
+	}
+	return 0;
+}
+
+/* One counted field of an entry at *off; false when data ends first. */
+static bool get_field(const uint8_t *data, size_t size, size_t *off, const uint8_t **field,
+		size_t *len) {
+	if (size - *off < 2) {
+		return false;
+	}
+	*len = (size_t)data[*off] << 8 | data[*off + 1];
+	if (size - *off - 2 < *len) {
+		return false;
+	}
+	*field = data + *off + 2;
+	*off += 2 + *len;
+	return true;
+}
+
+static bool field_is(const uint8_t *field, size_t len, const char *text) {
+	return len == strlen(text) && memcmp(field, text, len) == 0;
+}
+
+size_t xauth_find_cookie(const uint8_t *data, size_t size, const char *host, int display,
+		uint8_t *cookie, size_t len) {
+	char number[16];
+	snprintf(number, sizeof(number), "%d", display);
+	size_t off = 0;
+	while (size - off >= 2) {
+		unsigned family = (unsigned)data[off] << 8 | data[off + 1];
+		off += 2;
+		const uint8_t *address, *num, *name, *value;
+		size_t address_len, num_len, name_len, value_len;
+		if (!get_field(data, size, &off, &address, &address_len)
+				|| !get_field(data, size, &off, &num, &num_len)
+				|| !get_field(data, size, &off, &name, &name_len)
+				|| !get_field(data, size, &off, &value, &value_len)) {
+			return 0;
+		}
+		bool for_host = family == FAMILY_WILD
+			|| (family == FAMILY_LOCAL && field_is(address, address_len, host));
+		bool for_display = num_len == 0 || field_is(num, num_len, number);
+		if (for_host && for_display && field_is(name, name_len, MIT_COOKIE)) {
+			if (value_len > len) {
+				return 0;
+			}
+			memcpy(cookie, value, value_len);
+			return value_len;
+		}
 	}
 	return 0;
 }

@@ -22,4 +22,15 @@ size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t
 int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t gid,
 		char *err, size_t errlen);
 
+/*
+ * The MIT-MAGIC-COOKIE-1 that libxcb sends (by libXau's rules) over a local
+ * connection to display number display of host: the first such entry of
+ * data (an Xauthority file's bytes) for any host (FamilyWild) or for
+ * FamilyLocal host, whose display number is display or empty. Copies it to
+ * cookie and returns its length; 0 when there is none, or it is longer than
+ * len. An entry cut short ends the search, as in libXau. Pure.
+ */
+size_t xauth_find_cookie(const uint8_t *data, size_t size, const char *host, int display,
+		uint8_t *cookie, size_t len);
+
 #endif

@@ -18,6 +18,8 @@ struct world {
 	int leases, releases, xservers, sessions, sigterms, sigkills;
 	bool holding;
 	char log[4096];
+	int changes;
+	char why[512]; /* of the last change */
 };
 
 static struct world *W(struct seat *seat) {
@@ -30,7 +32,7 @@ static enum lease_result f_lease(struct seat *seat, char *err, size_t errlen) {
 	if (w->lease_result == LEASE_OK) {
 		assert_false(w->holding);
 		w->holding = true;
-	} else {
+	} else if (w->lease_result != LEASE_PENDING) {
 		snprintf(err, errlen, "output HDMI-9 is not there");
 	}
 	return w->lease_result;
@@ -87,8 +89,9 @@ static void f_changed(struct seat *seat, enum seat_state old, const char *why) {
 	size_t len = strlen(w->log);
 	snprintf(w->log + len, sizeof(w->log) - len, "%s%s", len ? " " : "",
 			seat_state_name(seat->state));
+	w->changes++;
+	snprintf(w->why, sizeof(w->why), "%s", why);
 	(void)old;
-	(void)why;
 }
 
 static const struct seat_ops fake_ops = {
@@ -279,6 +282,41 @@ static void waiting_for_output_then_available(void **state) {
 	seat_finish(&seat);
 }
 
+/* A lessor that answers later: waiting says no reason until the answer,
+ * then says the answer's once, in the same waiting state. */
+static void pending_lease_then_its_answer(void **state) {
+	struct world w = {.lease_result = LEASE_PENDING, .now = 5};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	start(&seat, &c, &w, false);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	assert_int_equal(w.changes, 1);
+	assert_string_equal(w.why, "");
+	assert_string_equal(seat.last_error, "");
+	w.now = 9;
+	w.lease_result = LEASE_WAIT;
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	assert_int_equal(w.changes, 2);
+	assert_string_equal(w.why, "output HDMI-9 is not there");
+	assert_string_equal(seat.last_error, "output HDMI-9 is not there");
+	assert_int_equal(seat.state_since, 5);
+	/* The same reason again is no news; a pending answer keeps it. */
+	seat_available(&seat);
+	w.lease_result = LEASE_PENDING;
+	seat_available(&seat);
+	assert_int_equal(w.changes, 2);
+	assert_string_equal(seat.last_error, "output HDMI-9 is not there");
+	w.lease_result = LEASE_OK;
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_string_equal(w.log, "waiting waiting starting");
+	/* Only the start that got its lease counts. */
+	assert_int_equal(seat.n_start_times, 1);
+	assert_int_equal(w.leases, 5);
+	seat_finish(&seat);
+}
+
 static void spawn_failure_releases_and_fails(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .xserver_fails = 1};
 	struct seat_config c = make_config(RESTART_NEVER);
@@ -399,6 +437,7 @@ int main(void) {
 		cmocka_unit_test(crash_loop_backs_off_then_fails),
 		cmocka_unit_test(backoff_is_capped),
 		cmocka_unit_test(waiting_for_output_then_available),
+		cmocka_unit_test(pending_lease_then_its_answer),
 		cmocka_unit_test(spawn_failure_releases_and_fails),
 		cmocka_unit_test(late_xserver_failure_releases_and_backs_off),
 		cmocka_unit_test(session_failure_stops_xserver),
