@@ -48,6 +48,11 @@ def test_the_daemon_unit_is_ready_reloads_and_stops_clean(rig):
         status = rig.run("%s status" % BIN)
         assert re.search(r"^s1 +running", status.stdout, re.M), status.stdout
         before = xserver_pid(rig, "s1")
+        # Delegate=yes: each seat's processes in a cgroup of its own, under the unit's.
+        cgroup = rig.run("cat /proc/%d/cgroup" % before).stdout
+        assert "0::/system.slice/seatd-lease.service/seat-s1\n" in cgroup, cgroup
+        assert "have no cgroups" not in rig.run(
+            "journalctl -b --no-pager -u seatd-lease.service").stdout
         rig.run("systemctl reload seatd-lease.service", timeout=60)
         journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service").stdout
         deadline = time.monotonic() + 20
