@@ -135,6 +135,11 @@ static void apply_general(struct ctx *c, struct seatmap *map, struct seat_policy
 	} else if (strcmp(e->key, "control_group") == 0) {
 		map->control_group_line = e->line;
 		set_string(&map->control_group, e->value);
+	} else if (strcmp(e->key, "seat_runtime_size") == 0) {
+		char err[256];
+		if (!parse_seat_runtime_size(e->value, &map->seat_runtime_size, err, sizeof(err))) {
+			error(c, e->line, "seat_runtime_size: %s", err);
+		}
 	}
 }
 
@@ -425,6 +430,7 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 	map->lessor = LESSOR_X11;
 	map->xserver = xstrdup(DEFAULT_XSERVER);
 	map->runtime_dir = xstrdup(SEATMAP_DEFAULT_RUNTIME_DIR);
+	map->seat_runtime_size = SEATMAP_DEFAULT_SEAT_RUNTIME_SIZE;
 	map->card = xstrdup(DEFAULT_CARD);
 
 	const struct ini_section *general = NULL, *defaults = NULL;

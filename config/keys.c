@@ -13,6 +13,7 @@ const struct key_info seatmap_keys[] = {
 	{"xserver", IN_GENERAL},
 	{"runtime_dir", IN_GENERAL},
 	{"control_group", IN_GENERAL},
+	{"seat_runtime_size", IN_GENERAL},
 	{"restart", POLICY},
 	{"restart_delay", POLICY},
 	{"restart_delay_max", POLICY},

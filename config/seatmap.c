@@ -247,5 +247,8 @@ const char *seatmap_general_change(const struct seatmap *a, const struct seatmap
 	if (!str_equal(a->control_group, b->control_group)) {
 		return "control_group";
 	}
+	if (a->seat_runtime_size != b->seat_runtime_size) {
+		return "seat_runtime_size";
+	}
 	return NULL;
 }

@@ -23,6 +23,10 @@
  * daemon when they cannot read the file). */
 #define SEATMAP_DEFAULT_RUNTIME_DIR "/run/seatd-lease"
 
+/* seat_runtime_size when the file gives none: the size of each seat's file
+ * system in runtime_dir (runtime_dir/NAME). */
+#define SEATMAP_DEFAULT_SEAT_RUNTIME_SIZE (64ULL << 20)
+
 enum lessor_kind {
 	LESSOR_X11,
 	LESSOR_DRM,
@@ -81,6 +85,7 @@ struct seatmap {
 	char *xserver;
 	char *runtime_dir;
 	char *control_group; /* may use the control socket besides root; NULL: none */
+	uint64_t seat_runtime_size; /* bytes: the size of each seat's file system */
 	int lessor_line, display_line, card_line, xserver_line, control_group_line;
 	int runtime_dir_line;
 

@@ -147,6 +147,32 @@ bool parse_restart_delay(const char *text, uint64_t *ms, char *err, size_t errle
 	return true;
 }
 
+bool parse_seat_runtime_size(const char *text, uint64_t *bytes, char *err, size_t errlen) {
+	static const struct {
+		const char *suffix;
+		unsigned shift;
+	} units[] = {{"K", 10}, {"M", 20}, {"G", 30}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}};
+	if (!isdigit((unsigned char)text[0])) {
+		return fail(err, errlen, "'%s' is not a size; write a number with a unit, e.g. 64M "
+				"or 1G", text);
+	}
+	errno = 0;
+	char *end;
+	unsigned long long value = strtoull(text, &end, 10);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix) != 0) {
+			continue;
+		}
+		if (errno == ERANGE || value > SEAT_RUNTIME_SIZE_MAX >> units[i].shift ||
+				value << units[i].shift < SEAT_RUNTIME_SIZE_MIN) {
+			return fail(err, errlen, "size '%s' is out of range; from 1M to 64G", text);
+		}
+		*bytes = (uint64_t)value << units[i].shift;
+		return true;
+	}
+	return fail(err, errlen, "unknown unit in size '%s'; use K, M or G (e.g. 64M)", text);
+}
+
 bool parse_display(const char *text, int *display, char *err, size_t errlen) {
 	if (text[0] != ':' || !isdigit((unsigned char)text[1])) {
 		return fail(err, errlen, "'%s' is not a local display; write a colon and a number, "

@@ -28,6 +28,11 @@ bool parse_display(const char *text, int *display, char *err, size_t errlen);
 bool parse_start_limit(const char *text, unsigned *burst, uint64_t *interval_ms,
 		char *err, size_t errlen);
 bool parse_restart_policy(const char *text, enum restart_policy *policy, char *err, size_t errlen);
+/* A size in bytes: a number with a unit K, M or G (KiB, MiB, GiB; "64M"),
+ * from 1M to 64G: a seat's file system in runtime_dir. */
+#define SEAT_RUNTIME_SIZE_MIN (1ULL << 20)
+#define SEAT_RUNTIME_SIZE_MAX (64ULL << 30)
+bool parse_seat_runtime_size(const char *text, uint64_t *bytes, char *err, size_t errlen);
 /* WIDTHxHEIGHT */
 bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, size_t errlen);
 

@@ -194,6 +194,26 @@ static void words(void **state) {
 	assert_false(split_words("a 'b", &w, &n, err, sizeof(err)));
 }
 
+static void seat_runtime_sizes(void **state) {
+	(void)state;
+	char err[256];
+	uint64_t bytes;
+	assert_true(parse_seat_runtime_size("64M", &bytes, err, sizeof(err)));
+	assert_int_equal(bytes, 64ULL << 20);
+	assert_true(parse_seat_runtime_size("1G", &bytes, err, sizeof(err)));
+	assert_int_equal(bytes, 1ULL << 30);
+	assert_true(parse_seat_runtime_size("2048KiB", &bytes, err, sizeof(err)));
+	assert_int_equal(bytes, 2ULL << 20);
+	assert_true(parse_seat_runtime_size("64G", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("65G", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("512K", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("64", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("64 M", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("-1M", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("99999999999999999999M", &bytes, err, sizeof(err)));
+	assert_false(parse_seat_runtime_size("64T", &bytes, err, sizeof(err)));
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(durations),
@@ -204,6 +224,7 @@ int main(void) {
 		cmocka_unit_test(start_limits),
 		cmocka_unit_test(displays),
 		cmocka_unit_test(policies_and_modes),
+		cmocka_unit_test(seat_runtime_sizes),
 		cmocka_unit_test(words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
