@@ -5,10 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "mountns.h"
 #include "pids.h"
 #include "runtime.h"
 #include "trusted.h"
@@ -19,6 +23,15 @@
 #define REMOVE_MAX_PASSES 64
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* A seat's file system with less room than this left at a start is full:
+ * its user's files in it are removed, so that root's can be written. */
+#define SEAT_FS_RESERVE (256 * 1024)
+/* Mounts on a seat's directory taken off at most, one on another. */
+#define SEAT_FS_MAX_STACKED 8
+
+/* Set once a mount was refused (no CAP_SYS_ADMIN): said once, not tried again. */
+static bool seat_fs_refused;
 
 int runtime_dir_prepare(const char *runtime_dir) {
 	char err[PATH_MAX + 256];
@@ -124,8 +137,7 @@ static void empty_dir(int top, int fd, dev_t dev, unsigned depth, unsigned *tras
 	closedir(d);
 }
 
-/* Removes name in dir, whatever it is and however deep, by descriptor. */
-static bool remove_entry(int dir, const char *name) {
+bool runtime_remove_entry(int dir, const char *name) {
 	if (unlinkat(dir, name, 0) == 0 || errno == ENOENT) {
 		return true;
 	}
@@ -187,7 +199,7 @@ static int seat_dir_at(int rundir, const char *runtime_dir, const char *seat, ui
 		/* An older version's, given to the user: nothing in it is to be trusted. */
 		log_notice("seat %s: removing %s/%s, its user's, left by an older seatd-lease", seat,
 				runtime_dir, seat);
-		remove_entry(rundir, seat);
+		runtime_remove_entry(rundir, seat);
 	}
 	if (mkdirat(rundir, seat, 0755) != 0 || (fd = openat(rundir, seat, DIR_FLAGS)) < 0) {
 		snprintf(err, errlen, "cannot create %s/%s: %s", runtime_dir, seat, strerror(errno));
@@ -207,31 +219,214 @@ static int seat_dir_at(int rundir, const char *runtime_dir, const char *seat, ui
 	return fd;
 }
 
-int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, gid_t gid,
+/* Whether the directory name in rundir is a mount of its own (a seat's
+ * file system), not on rundir's file system. */
+static bool mounted(int rundir, const char *name) {
+	int fd = openat(rundir, name, DIR_FLAGS);
+	struct stat a, b;
+	bool ret = fd >= 0 && fstat(fd, &a) == 0 && fstat(rundir, &b) == 0 && a.st_dev != b.st_dev;
+	if (fd >= 0) {
+		close(fd);
+	}
+	return ret;
+}
+
+/* mount(2) or umount2(2) (opts NULL) on path, in the init process's mount
+ * namespace (host; nothing is entered where it is ours) or in ours. 0, or
+ * -1 with errno. */
+static int seat_fs_op(const char *path, const char *opts, bool host) {
+	struct mountns_saved ns = {.ns = -1, .cwd = -1};
+	if (host && mountns_enter_host(&ns) != 0) {
+		return -1;
+	}
+	int ret = opts != NULL ? mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts)
+		: umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
+	int e = errno;
+	mountns_leave(&ns);
+	errno = e;
+	return ret;
+}
+
+/* Mounts the tmpfs on path in the init process's mount namespace, and sees
+ * that it is in ours too: by propagation, or else (a unit's namespace that
+ * is no slave of it) by attaching a copy of that mount here (open_tree):
+ * one file system, seen in both. 0, or -1 with errno. */
+static int seat_fs_mount_host(int rundir, const char *seat, const char *path,
+		const char *opts) {
+	struct mountns_saved ns;
+	if (mountns_enter_host(&ns) != 0) {
+		return -1;
+	}
+	int tree = -1;
+	int ret = mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts);
+	if (ret == 0 && ns.ns >= 0) {
+		tree = open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	}
+	int e = errno;
+	mountns_leave(&ns);
+	if (ret == 0 && !mounted(rundir, seat) && (tree < 0 || move_mount(tree, "", AT_FDCWD,
+			path, MOVE_MOUNT_F_EMPTY_PATH) != 0)) {
+		e = errno;
+		seat_fs_op(path, NULL, true);
+		ret = -1;
+	}
+	if (tree >= 0) {
+		close(tree);
+	}
+	errno = e;
+	return ret;
+}
+
+/* Mounts the seat's file system, a tmpfs of size bytes, on runtime_dir/NAME
+ * where none is yet: seen by everyone where it can be (see mountns.h), else
+ * by seatd-lease and the seats alone. Without the right to mount, said
+ * once, the seats go on without (0). -1 with err otherwise. */
+static int seat_fs_mount(int rundir, const char *runtime_dir, const char *seat, uint64_t size,
 		char *err, size_t errlen) {
+	if (size == 0 || seat_fs_refused || mounted(rundir, seat)) {
+		return 0;
+	}
+	char path[PATH_MAX], opts[128];
+	snprintf(path, sizeof(path), "%s/%s", runtime_dir, seat);
+	unsigned long long inodes = size / 4096 < 1024 ? 1024 : size / 4096;
+	snprintf(opts, sizeof(opts), "size=%llu,nr_inodes=%llu,mode=0755,uid=0,gid=0",
+			(unsigned long long)size, inodes);
+	int ret = seat_fs_mount_host(rundir, seat, path, opts);
+	if (ret != 0) {
+		ret = seat_fs_op(path, opts, false);
+	}
+	if (ret != 0 && (errno == EPERM || errno == EACCES)) {
+		seat_fs_refused = true;
+		log_warning("cannot mount the seats' file systems on %s/NAME (%s): a seat's user "
+				"can fill the file system of %s", runtime_dir, strerror(errno), runtime_dir);
+		return 0;
+	}
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot mount the seat's file system on %s: %s", path,
+				strerror(errno));
+		return -1;
+	}
+	int fd = openat(rundir, seat, DIR_FLAGS);
+	int mark = fd >= 0 ? openat(fd, RUNTIME_SEAT_MARKER, O_WRONLY | O_CREAT | O_EXCL |
+			O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	if (mark < 0 || fchmod(mark, 0644) != 0) {
+		snprintf(err, errlen, "cannot set up %s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (mark >= 0) {
+		close(mark);
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	return ret;
+}
+
+/* Takes the seat's file system (and any below it) off runtime_dir/NAME: in
+ * the init process's mount namespace, then what is left in ours. */
+static void seat_fs_unmount(int rundir, const char *runtime_dir, const char *seat) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", runtime_dir, seat);
+	for (int i = 0; i < SEAT_FS_MAX_STACKED && seat_fs_op(path, NULL, true) == 0; i++) {
+	}
+	for (int i = 0; i < SEAT_FS_MAX_STACKED && mounted(rundir, seat); i++) {
+		if (seat_fs_op(path, NULL, false) != 0) {
+			log_warning("seat %s: cannot unmount its file system from %s: %s", seat, path,
+					strerror(errno));
+			return;
+		}
+	}
+}
+
+void runtime_seat_unmount(const char *runtime_dir, const char *seat) {
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	if (rundir >= 0) {
+		seat_fs_unmount(rundir, runtime_dir, seat);
+		close(rundir);
+	}
+}
+
+/* A full file system of the seat's (fd, mounted): its user's files in the
+ * seat directory go, and log/ is made anew, or root's could not be written. */
+static void reclaim_if_full(int fd, const char *seat, uid_t uid, gid_t gid) {
+	struct statvfs v;
+	if (fstatvfs(fd, &v) != 0 || ((uint64_t)v.f_bavail * v.f_frsize >= SEAT_FS_RESERVE &&
+			v.f_favail >= 16)) {
+		return;
+	}
+	log_notice("seat %s: its file system is full: removing its user's logs and making log/ "
+			"anew", seat);
+	int list = openat(fd, ".", DIR_FLAGS);
+	DIR *d = list >= 0 ? fdopendir(list) : NULL;
+	struct dirent *e;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		struct stat st;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+				st.st_uid == uid) {
+			unlinkat(fd, e->d_name, 0);
+		}
+	}
+	if (d != NULL) {
+		closedir(d);
+	} else if (list >= 0) {
+		close(list);
+	}
+	if (runtime_remove_entry(fd, "log")) {
+		user_dir(fd, "log", uid, gid);
+	}
+}
+
+/* The user's directories: xdg/ and tmp/ anew, log/ kept if still uid's. */
+static int user_dirs(int fd, uid_t uid, gid_t gid, const char **which) {
+	struct stat st;
+	for (int i = 0; i < 2; i++) {
+		*which = i == 0 ? "xdg" : "tmp";
+		if (!runtime_remove_entry(fd, *which) || user_dir(fd, *which, uid, gid) != 0) {
+			return -1;
+		}
+	}
+	*which = "log";
+	if ((fstatat(fd, "log", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+			st.st_uid != uid) && (!runtime_remove_entry(fd, "log") ||
+			user_dir(fd, "log", uid, gid) != 0)) {
+		return -1;
+	}
+	return 0;
+}
+
+int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, gid_t gid,
+		uint64_t size, char *err, size_t errlen) {
 	int rundir = open(runtime_dir, DIR_FLAGS);
 	if (rundir < 0) {
 		snprintf(err, errlen, "cannot open runtime_dir %s: %s", runtime_dir, strerror(errno));
 		return -1;
 	}
 	int fd = seat_dir_at(rundir, runtime_dir, seat, uid, err, errlen);
+	if (fd >= 0) {
+		close(fd);
+		fd = seat_fs_mount(rundir, runtime_dir, seat, size, err, errlen) == 0
+			? openat(rundir, seat, DIR_FLAGS) : -2;
+		if (fd == -1) {
+			snprintf(err, errlen, "cannot open %s/%s: %s", runtime_dir, seat,
+					strerror(errno));
+		}
+	}
+	bool own_fs = fd >= 0 && mounted(rundir, seat);
 	close(rundir);
 	if (fd < 0) {
 		return -1;
 	}
-	/* XDG_RUNTIME_DIR: nothing of an earlier start carries over. The log
-	 * directory stays, for the X server's Xorg.log.old, if still uid's. */
-	struct stat st;
-	int ret = 0;
-	if (!remove_entry(fd, "xdg") || user_dir(fd, "xdg", uid, gid) != 0) {
-		snprintf(err, errlen, "cannot make %s/%s/xdg anew: %s", runtime_dir, seat,
+	/* XDG_RUNTIME_DIR and the X server's /tmp: nothing of an earlier start
+	 * carries over. The log directory stays, for the X server's
+	 * Xorg.log.old, if still uid's. */
+	const char *which = NULL;
+	int ret = user_dirs(fd, uid, gid, &which);
+	if (ret == 0 && own_fs) {
+		reclaim_if_full(fd, seat, uid, gid);
+	}
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot make %s/%s/%s anew: %s", runtime_dir, seat, which,
 				strerror(errno));
-		ret = -1;
-	} else if ((fstatat(fd, "log", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-			st.st_uid != uid) && (!remove_entry(fd, "log") ||
-			user_dir(fd, "log", uid, gid) != 0)) {
-		snprintf(err, errlen, "cannot make %s/%s/log: %s", runtime_dir, seat, strerror(errno));
-		ret = -1;
 	}
 	close(fd);
 	return ret;
@@ -330,7 +525,8 @@ int runtime_clean_stale(const char *runtime_dir, const char *seat) {
 		}
 		stopped += pids_stop_stale(fd, e->d_name);
 		close(fd);
-		remove_entry(rundir, e->d_name);
+		seat_fs_unmount(rundir, runtime_dir, e->d_name);
+		runtime_remove_entry(rundir, e->d_name);
 	}
 	closedir(d);
 	close(rundir);
@@ -343,12 +539,17 @@ void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
 		return;
 	}
 	int fd = openat(rundir, seat, DIR_FLAGS);
-	if (fd >= 0 && is_seat_dir(fd) && !remove_entry(rundir, seat)) {
-		log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
-				strerror(errno));
-	}
+	bool ours = fd >= 0 && is_seat_dir(fd);
 	if (fd >= 0) {
 		close(fd);
+	}
+	if (ours) {
+		/* The seat's file system first: what is left is the directory below. */
+		seat_fs_unmount(rundir, runtime_dir, seat);
+		if (!runtime_remove_entry(rundir, seat)) {
+			log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
+					strerror(errno));
+		}
 	}
 	close(rundir);
 }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -14,9 +15,18 @@
  * removed. Root creates every file in it (new, O_EXCL, never through a
  * link); the seat's user gets some of them (fchown) but cannot replace any,
  * since the directory is root's. The user's writable part is NAME/xdg (its
- * XDG_RUNTIME_DIR, made anew at each start) and NAME/log (where its X server
- * writes its own log): root never opens anything inside them, and removes
- * them by descriptor, without following links.
+ * XDG_RUNTIME_DIR) and NAME/tmp (which holds its X server's socket
+ * directory, see display.h), both made anew at each start, and NAME/log
+ * (where its X server writes its own log): root never opens anything
+ * inside them once they are the user's, and removes them by descriptor,
+ * without following links.
+ *
+ * The seat's file system, a tmpfs of seat_runtime_size, is mounted on NAME
+ * (root's, 0755, the marker in it) at a start when none is there, so that
+ * all the seat's user can write there (and the output of its processes,
+ * which root's files in NAME take) fills that, not runtime_dir's. It goes
+ * when the seat stops (runtime_seat_unmount) or its directory is removed;
+ * a failed seat keeps it, and its logs, until then.
  */
 
 #define RUNTIME_SEAT_MARKER ".seatd-lease-seat"
@@ -27,10 +37,17 @@
 int runtime_dir_prepare(const char *runtime_dir);
 
 /* Before each start of a seat: runtime_dir/NAME made if missing (a user's
- * directory left there by an older version is removed first), xdg/ made
- * anew and log/ if missing, both uid's, 0700. -1 with err. */
+ * directory left there by an older version is removed first), with the
+ * seat's file system of size bytes on it (none when size is 0, or where
+ * mounting is refused: said once), xdg/ and tmp/ made anew and log/ if
+ * missing, all uid's, 0700. A full file system loses its user's files
+ * first (logged). -1 with err. */
 int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, gid_t gid,
-		char *err, size_t errlen);
+		uint64_t size, char *err, size_t errlen);
+
+/* Unmounts the seat's file system from runtime_dir/NAME, if there: what was
+ * in it is gone. */
+void runtime_seat_unmount(const char *runtime_dir, const char *seat);
 
 /* The seat directory dir (runtime_dir/NAME) opened, if it is one of ours:
  * root's, writable by root alone, with the marker. -1 otherwise. */
@@ -46,14 +63,19 @@ int runtime_write_file(const char *dir, const char *name, const void *data, size
  * Never blocks on what is there. The descriptor, or -1. */
 int runtime_open_log(const char *dir, const char *name, uid_t uid, gid_t gid);
 
+/* Removes name in dir, whatever it is and however deep, by descriptor:
+ * never following a link, never leaving name's file system. */
+bool runtime_remove_entry(int dir, const char *name);
+
 /* Stops what the pids record of each seat directory of ours in runtime_dir
- * names, where the record proves it ours (see pids.h), then removes those
- * directories: all of ours, or seat's alone when seat is not NULL (a
- * per-seat process must not touch the others). Anything else in
+ * names, where the record proves it ours (see pids.h), then unmounts and
+ * removes those directories: all of ours, or seat's alone when seat is not
+ * NULL (a per-seat process must not touch the others). Anything else in
  * runtime_dir is left alone. Returns how many processes it stopped. */
 int runtime_clean_stale(const char *runtime_dir, const char *seat);
 
-/* Removes runtime_dir/NAME and all in it, if it is one of ours. */
+/* Removes runtime_dir/NAME and all in it, if it is one of ours (its file
+ * system unmounted first). */
 void runtime_remove_seat_dir(const char *runtime_dir, const char *seat);
 
 #endif

@@ -446,8 +446,8 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 		r->have_user = true;
 	}
 	join_cgroup(r);
-	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid, err,
-			errlen) != 0) {
+	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid,
+			r->map->seat_runtime_size, err, errlen) != 0) {
 		return -1;
 	}
 	if (!r->inputs_assigned && c->n_inputs > 0) {
@@ -582,6 +582,10 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		 * them, and its devices go back to seat0. */
 		pids_remove(r->paths.dir);
 		end_seat_run(r);
+	}
+	if (seat->state == SEAT_STOPPED) {
+		/* Its file system goes with it; a failed seat keeps its logs. */
+		runtime_seat_unmount(r->map->runtime_dir, name);
 	}
 	notify_seats(r->sup);
 	check_quit(r->sup);

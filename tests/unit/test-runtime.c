@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <linux/magic.h>
 
 #include "pids.h"
 #include "runtime.h"
@@ -54,8 +56,8 @@ static int setup(void **state) {
 static int teardown(void **state) {
 	struct fixture *f = *state;
 	if (f != NULL) {
-		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+		char cmd[192];
+		snprintf(cmd, sizeof(cmd), "umount -l %s/s1 2>/dev/null; rm -rf %s", f->dir, f->dir);
 		assert_int_equal(system(cmd), 0);
 		free(f);
 	}
@@ -66,7 +68,7 @@ static int teardown(void **state) {
 
 static void prepare(struct fixture *f) {
 	char err[512] = "";
-	if (runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, err, sizeof(err)) != 0) {
+	if (runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 0, err, sizeof(err)) != 0) {
 		fail_msg("runtime_seat_prepare: %s", err);
 	}
 }
@@ -104,8 +106,8 @@ static void the_seat_directory_is_roots_and_xdg_the_users(void **state) {
 	assert_true(S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0755);
 	st = in_seat(f, RUNTIME_SEAT_MARKER);
 	assert_true(S_ISREG(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0644);
-	for (int i = 0; i < 2; i++) {
-		st = in_seat(f, i == 0 ? "xdg" : "log");
+	for (int i = 0; i < 3; i++) {
+		st = in_seat(f, i == 0 ? "xdg" : i == 1 ? "log" : "tmp");
 		assert_true(S_ISDIR(st.st_mode) && st.st_uid == f->uid && (st.st_mode & 07777) == 0700);
 	}
 }
@@ -149,7 +151,8 @@ static void an_older_versions_seat_directory_is_replaced(void **state) {
 	runtime_remove_seat_dir(f->dir, "s1");
 	assert_int_equal(mkdir(f->seat, 0755), 0);
 	char err[512] = "";
-	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, err, sizeof(err)), -1);
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 0, err, sizeof(err)),
+			-1);
 	assert_non_null(strstr(err, "is not a seat directory of seatd-lease"));
 }
 
@@ -241,6 +244,72 @@ static void a_deep_tree_in_xdg_is_removed(void **state) {
 	assert_int_equal(access(f->seat, F_OK), -1);
 }
 
+/* Writes files of the seat's user into dir/sub until the file system is
+ * full; how many bytes went in. */
+static long long fill(struct fixture *f, const char *sub) {
+	char path[PATH_MAX * 2];
+	snprintf(path, sizeof(path), "%s/%s/fill", f->seat, sub);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(fchown(fd, f->uid, f->gid), 0);
+	static char block[65536];
+	long long total = 0;
+	ssize_t n;
+	while ((n = write(fd, block, sizeof(block))) > 0) {
+		total += n;
+	}
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+	return total;
+}
+
+static void the_seat_has_a_file_system_of_its_size(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	char err[512] = "";
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 1 << 20, err,
+			sizeof(err)), 0);
+	struct statfs fs;
+	assert_int_equal(statfs(f->seat, &fs), 0);
+	if (fs.f_type != TMPFS_MAGIC) {
+		/* Mounting refused here (no CAP_SYS_ADMIN): nothing to see. */
+		runtime_remove_seat_dir(f->dir, "s1");
+		skip();
+	}
+	struct stat st = in_seat(f, "");
+	assert_true(S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0755);
+	assert_true(S_ISREG(in_seat(f, RUNTIME_SEAT_MARKER).st_mode));
+	long long in_xdg = fill(f, "xdg");
+	assert_true(in_xdg > 0 && in_xdg <= (1 << 20));
+	char path[PATH_MAX * 2];
+	/* A start: xdg/ anew, and its room back; log/ stays while there is room. */
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 1 << 20, err,
+			sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/xdg/fill", f->seat);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/log/keep", f->seat);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 1 << 20, err,
+			sizeof(err)), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	/* log/ filled it: at the next start it is made anew, and root's files fit. */
+	fill(f, "log");
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 1 << 20, err,
+			sizeof(err)), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(runtime_write_file(f->seat, "xauthority", "x", 1, 0600, f->uid, f->gid), 0);
+	/* Unmounted: the directory below, with its marker, is left. */
+	runtime_seat_unmount(f->dir, "s1");
+	assert_int_equal(statfs(f->seat, &fs), 0);
+	assert_true(fs.f_type != TMPFS_MAGIC || access(path, F_OK) != 0);
+	snprintf(path, sizeof(path), "%s/xdg", f->seat);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->uid, f->gid, 1 << 20, err,
+			sizeof(err)), 0);
+	runtime_remove_seat_dir(f->dir, "s1");
+	assert_int_equal(access(f->seat, F_OK), -1);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(the_seat_directory_is_roots_and_xdg_the_users, setup,
@@ -252,6 +321,8 @@ int main(void) {
 				teardown),
 		cmocka_unit_test_setup_teardown(files_are_new_and_logs_never_block, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_deep_tree_in_xdg_is_removed, setup, teardown),
+		cmocka_unit_test_setup_teardown(the_seat_has_a_file_system_of_its_size, setup,
+				teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,8 +51,9 @@ static int teardown(void **state) {
 		kill(f->sleeper, SIGKILL);
 		waitpid(f->sleeper, NULL, 0);
 	}
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	char cmd[320];
+	snprintf(cmd, sizeof(cmd), "umount -l %s/s1 2>/dev/null; umount -l %s/s1 2>/dev/null; "
+			"rm -rf %s", f->dir, f->dir, f->dir);
 	assert_int_equal(system(cmd), 0);
 	free(f);
 	return 0;
@@ -216,6 +217,25 @@ static void a_recorded_process_proven_ours_is_stopped(void **state) {
 	assert_false(exists(f, "s1"));
 }
 
+static void a_killed_runs_seat_file_system_is_unmounted(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	char err[512] = "", path[PATH_MAX];
+	assert_int_equal(runtime_seat_prepare(f->dir, "s1", f->nobody, 0, 1 << 20, err,
+			sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/s1/xdg/file", f->dir);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	/* Mounted on the directory below it, twice over, as a killed run leaves it. */
+	snprintf(path, sizeof(path), "mount -t tmpfs -o size=1m,mode=755 tmpfs %s/s1 && "
+			"touch %s/s1/" MARKER, f->dir, f->dir);
+	if (system(path) != 0) {
+		runtime_remove_seat_dir(f->dir, "s1");
+		skip();
+	}
+	runtime_clean_stale(f->dir, NULL);
+	assert_false(exists(f, "s1"));
+}
+
 static void runtime_dir_must_be_roots_alone(void **state) {
 	struct fixture *f = *state;
 	NEED_ROOT(f);
@@ -260,6 +280,8 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(a_recorded_process_proven_ours_is_stopped, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(runtime_dir_must_be_roots_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_killed_runs_seat_file_system_is_unmounted, setup,
+				teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
