@@ -164,6 +164,20 @@ bool runtime_remove_entry(int dir, const char *name) {
 	return unlinkat(dir, name, AT_REMOVEDIR) == 0;
 }
 
+/* tmp/: .X11-unix in it (the X server's) root's and sticky, as xtrans wants
+ * it (made while tmp/ is still root's, so that no one else is in it). */
+static int x_socket_dir(int tmpfd) {
+	if (mkdirat(tmpfd, ".X11-unix", 01777) != 0) {
+		return -1;
+	}
+	int fd = openat(tmpfd, ".X11-unix", DIR_FLAGS);
+	int ret = fd >= 0 && fchmod(fd, 01777) == 0 ? 0 : -1;
+	if (fd >= 0) {
+		close(fd);
+	}
+	return ret;
+}
+
 /* A directory of uid's, made anew in the seat directory. */
 static int user_dir(int seatfd, const char *name, uid_t uid, gid_t gid) {
 	if (mkdirat(seatfd, name, 0700) != 0) {
@@ -173,7 +187,8 @@ static int user_dir(int seatfd, const char *name, uid_t uid, gid_t gid) {
 	if (fd < 0) {
 		return -1;
 	}
-	int ret = fchown(fd, uid, gid) == 0 && fchmod(fd, 0700) == 0 ? 0 : -1;
+	int ret = (strcmp(name, "tmp") != 0 || x_socket_dir(fd) == 0) &&
+		fchown(fd, uid, gid) == 0 && fchmod(fd, 0700) == 0 ? 0 : -1;
 	close(fd);
 	return ret;
 }
@@ -416,7 +431,7 @@ int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, g
 	if (fd < 0) {
 		return -1;
 	}
-	/* XDG_RUNTIME_DIR and the X server's /tmp: nothing of an earlier start
+	/* XDG_RUNTIME_DIR and the X server's socket: nothing of an earlier start
 	 * carries over. The log directory stays, for the X server's
 	 * Xorg.log.old, if still uid's. */
 	const char *which = NULL;

@@ -110,6 +110,10 @@ char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 	argv[n++] = xstrdup(paths->xorg_log);
 	argv[n++] = xstrdup("-nolisten");
 	argv[n++] = xstrdup("tcp");
+	/* Not on the abstract socket either, which anyone can bind first: the
+	 * daemon keeps it, refusing every client (see display.h). */
+	argv[n++] = xstrdup("-nolisten");
+	argv[n++] = xstrdup("local");
 	argv[n++] = xstrdup("-noreset");
 	for (size_t i = 0; i < seat->n_xserver_args; i++) {
 		argv[n++] = xstrdup(seat->xserver_args[i]);

@@ -45,7 +45,8 @@ bool seat_paths_init(struct seat_paths *paths, const char *runtime_dir, const ch
 void seat_paths_finish(struct seat_paths *paths);
 
 /* `XSERVER :N -seat seat-NAME -masterfd 3 -displayfd 4 -auth F -config F
- * -logfile F -nolisten tcp -noreset [xserver_args]`; NULL-terminated. */
+ * -logfile F -nolisten tcp -nolisten local -noreset [xserver_args]`;
+ * NULL-terminated. */
 char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 		const struct seat_paths *paths);
 

@@ -13,9 +13,11 @@
 #include "cgroup.h"
 #include "check.h"
 #include "control.h"
+#include "display.h"
 #include "input.h"
 #include "lessor.h"
 #include "log.h"
+#include "mountns.h"
 #include "notify.h"
 #include "pids.h"
 #include "poller.h"
@@ -83,6 +85,7 @@ struct runner {
 	struct poller_source *timer;
 	/* The seat's cgroup.procs while the seat runs, -1 without cgroups. */
 	int cgroup_procs;
+	struct display_hold display; /* its display's names, held from its first start */
 };
 
 struct supervisor {
@@ -348,7 +351,12 @@ static int spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	};
 	int pidfd, error_fd;
 	char why[512];
-	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
+	struct mountns_saved ns;
+	pid_t pid = -1;
+	if (display_xserver_enter(r->map->runtime_dir, c->name, &ns, why, sizeof(why)) == 0) {
+		pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
+		mountns_leave(&ns);
+	}
 	strv_free(argv);
 	strv_free(envp);
 	if (out >= 0) {
@@ -447,7 +455,9 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	}
 	join_cgroup(r);
 	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid,
-			r->map->seat_runtime_size, err, errlen) != 0) {
+			r->map->seat_runtime_size, err, errlen) != 0 ||
+			display_prepare(&r->display, c->name, r->paths.dir, r->user.uid, err,
+			errlen) != 0) {
 		return -1;
 	}
 	if (!r->inputs_assigned && c->n_inputs > 0) {
@@ -611,6 +621,11 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		return;
 	}
 	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
+	char taken[512] = "";
+	if (which == SEAT_CHILD_XSERVER && r->seat.state == SEAT_STARTING &&
+			display_explain(&r->display, r->user.uid, taken, sizeof(taken))) {
+		log_error("seat %s: %s", r->seat.config->name, taken);
+	}
 	if (!ended.known) {
 		/* Its pidfd is dropped all the same: it would fire for ever. */
 		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
@@ -646,6 +661,11 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		seat_child_exited(&r->seat, which, ended.signaled, ended.status);
 	}
 	r->exit_seen_us = 0;
+	if (taken[0] != '\0') {
+		/* Why, for status: the seat says only how the X server ended. */
+		size_t at = strlen(r->seat.last_error);
+		snprintf(r->seat.last_error + at, sizeof(r->seat.last_error) - at, "; %s", taken);
+	}
 	if (r->xserver.pid > 0 || r->session.pid > 0) {
 		record_pids(r);
 	}
@@ -735,6 +755,7 @@ static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
 	*r = (struct runner){.sup = sup, .map = map, .ready_fd = -1, .cgroup_procs = -1};
 	r->xserver.pidfd = r->session.pidfd = -1;
 	r->xserver.error_fd = r->session.error_fd = -1;
+	display_hold_init(&r->display, config->display);
 	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(sup->poller, runner_timer, r);
@@ -764,6 +785,7 @@ static void destroy_runner(struct supervisor *sup, struct runner *r) {
 	poller_remove(r->pending_stopped);
 	input_assignment_cancel(r->assigning);
 	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
+	display_release(&r->display);
 	seat_paths_finish(&r->paths);
 	if (r->have_user) {
 		seat_user_finish(&r->user);

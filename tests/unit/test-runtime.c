@@ -110,6 +110,9 @@ static void the_seat_directory_is_roots_and_xdg_the_users(void **state) {
 		st = in_seat(f, i == 0 ? "xdg" : i == 1 ? "log" : "tmp");
 		assert_true(S_ISDIR(st.st_mode) && st.st_uid == f->uid && (st.st_mode & 07777) == 0700);
 	}
+	/* Where the X server makes its socket: root's and sticky, as xtrans wants. */
+	st = in_seat(f, "tmp/.X11-unix");
+	assert_true(S_ISDIR(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 01777);
 }
 
 static void a_symlinked_xdg_gives_nothing_away(void **state) {

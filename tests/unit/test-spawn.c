@@ -45,7 +45,7 @@ static void xserver_arguments(void **state) {
 	const char *want[] = {"/usr/lib/xorg/Xorg", ":11", "-seat", "seat-lab-1", "-masterfd", "3",
 		"-displayfd", "4", "-auth", "/run/sl/lab-1/xauthority", "-config",
 		"/run/sl/lab-1/xorg.conf", "-logfile", "/run/sl/lab-1/log/Xorg.log", "-nolisten", "tcp",
-		"-noreset", "-dpi", "96", NULL};
+		"-nolisten", "local", "-noreset", "-dpi", "96", NULL};
 	for (size_t i = 0; want[i] != NULL; i++) {
 		assert_non_null(argv[i]);
 		assert_string_equal(argv[i], want[i]);

@@ -94,10 +94,19 @@ def test_cookie_admits_only_the_seat(rig):
         # Another seat's user cannot even read the cookie...
         peek = rig.run("su -s /bin/sh lab2 -c 'cat %s'" % auth, check=False)
         assert peek.status != 0
-        # ...and its own cookie does not open this display.
+        # ...and its own cookie does not open this display: its socket is
+        # out of lab2's reach (in lab1's runtime_dir/s1/tmp), and were it
+        # not, the cookie would be refused.
         other = rig.run("su -s /bin/sh lab2 -c 'XAUTHORITY=/run/seatd-lease/s2/xauthority "
                         "xdpyinfo -display %s'" % display, check=False)
-        assert other.status != 0 and "Authorization required" in other.stderr + other.stdout
+        assert other.status != 0 and "unable to open display" in other.stderr + other.stdout
+        refused = rig.run("su -s /bin/sh lab2 -c 'XAUTHORITY=/run/seatd-lease/s2/xauthority "
+                          "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                          "s.connect(\\\"/tmp/.X11-unix/X10\\\")\"'", check=False)
+        assert "Permission denied" in refused.stderr, refused.stderr
+        wrong = rig.run("XAUTHORITY=/run/seatd-lease/s2/xauthority xdpyinfo -display %s"
+                        % display, check=False)
+        assert wrong.status != 0 and "Authorization required" in wrong.stderr + wrong.stdout
         # Nor does no cookie at all, even as root.
         none = rig.run("XAUTHORITY=/nonexistent xdpyinfo -display %s" % display, check=False)
         assert none.status != 0
