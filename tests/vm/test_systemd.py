@@ -53,6 +53,13 @@ def test_the_daemon_unit_is_ready_reloads_and_stops_clean(rig):
         assert "0::/system.slice/seatd-lease.service/seat-s1\n" in cgroup, cgroup
         assert "have no cgroups" not in rig.run(
             "journalctl -b --no-pager -u seatd-lease.service").stdout
+        # The seat's file system, mounted by a daemon in the unit's own mount
+        # namespace (ProtectSystem=), is seen outside the unit too; so is the
+        # link to its X server's socket, in the seat's tmp/.X11-unix.
+        assert rig.run("stat -f -c %%T %s/s1" % RUNTIME_DIR).stdout == "tmpfs\n"
+        assert rig.run("readlink /tmp/.X11-unix/X10").stdout == \
+            "%s/s1/tmp/.X11-unix/X10\n" % RUNTIME_DIR
+        assert rig.run("stat -L -c %F /tmp/.X11-unix/X10").stdout == "socket\n"
         rig.run("systemctl reload seatd-lease.service", timeout=60)
         journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service").stdout
         deadline = time.monotonic() + 20
@@ -69,6 +76,7 @@ def test_the_daemon_unit_is_ready_reloads_and_stops_clean(rig):
     assert prop(rig, "seatd-lease", "Result") == "success"
     assert_head(rig, 2, PRIMARY)
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+    assert RUNTIME_DIR not in rig.run("cat /proc/1/mounts").stdout
     assert rig.run("pgrep -u lab1,lab2", check=False).stdout == ""
 
 
