@@ -1,0 +1,256 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mountns.h"
+#include "pids.h"
+#include "runner.h"
+#include "runtime.h"
+#include "values.h"
+#include "trusted.h"
+#include "xauth.h"
+#include "xorgconf.h"
+
+/*
+ * A seat's two processes: the X server on the lease, ready when it writes
+ * its display number, and the session once it is. Each is watched through
+ * its pidfd, and through the pipe that says whether it reached its exec.
+ */
+
+static void child_exited(int fd, uint32_t events, void *data);
+
+static const char *child_program(const struct runner *r, const struct child *c) {
+	return c == &r->xserver ? r->map->xserver : r->seat.config->session[0];
+}
+
+/* The record names the children that run their programs: it holds what
+ * /proc says each one's executable is, which before its exec is ours. */
+static void record_pids(struct runner *r) {
+	const struct child *x = &r->xserver, *s = &r->session;
+	pids_write(r->paths.dir, r->user.uid, x->error_fd < 0 ? x->pid : 0,
+			s->error_fd < 0 ? s->pid : 0);
+}
+
+/* Whether c failed before its exec, as far as its pipe says (-1: unknown
+ * yet); once known, the pipe goes. */
+static int settle_exec(struct runner *r, struct child *c) {
+	int failed = spawn_failure(c->error_fd, child_program(r, c), c->why, sizeof(c->why));
+	if (failed >= 0) {
+		c->failed = failed > 0;
+		poller_remove(c->exec_source);
+		close(c->error_fd);
+		c->exec_source = NULL;
+		c->error_fd = -1;
+	}
+	return failed;
+}
+
+static void exec_seen(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	struct child *c = fd == r->xserver.error_fd ? &r->xserver : &r->session;
+	if (settle_exec(r, c) == 0) {
+		record_pids(r);
+	}
+}
+
+static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd, int error_fd) {
+	*c = (struct child){.pid = pid, .pidfd = pidfd, .error_fd = error_fd};
+	c->source = poller_add_fd(r->env->poller, pidfd, EPOLLIN, child_exited, r);
+	c->exec_source = poller_add_fd(r->env->poller, error_fd, EPOLLIN, exec_seen, r);
+}
+
+void runner_stop_watching_ready(struct runner *r) {
+	poller_remove(r->ready_source);
+	r->ready_source = NULL;
+	if (r->ready_fd >= 0) {
+		close(r->ready_fd);
+		r->ready_fd = -1;
+	}
+}
+
+static void ready_readable(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	char buf[32];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	if (n < 0 && errno == EAGAIN) {
+		return;
+	}
+	/* Xorg writes the number and the newline in two writes, and dies if the
+	 * second fails: keep the pipe open until the newline. An EOF means the
+	 * X server died, which its pidfd reports. */
+	if (n > 0 && memchr(buf, '\n', (size_t)n) == NULL) {
+		return;
+	}
+	runner_stop_watching_ready(r);
+	if (n > 0) {
+		log_info("seat %s: X server ready on :%d", r->seat.config->name,
+				r->seat.config->display);
+		seat_xserver_ready(&r->seat);
+	}
+}
+
+int runner_spawn_xserver(struct runner *r, char *err, size_t errlen) {
+	const struct seat_config *c = r->seat.config;
+	const struct seat_user *u = &r->user;
+	/* xorg_conf_generate() reads the snippet only if this holds: say why not. */
+	int snippet = c->xorg_conf != NULL ? trusted_open_file("xorg_conf", c->xorg_conf, err,
+			errlen) : -2;
+	if (snippet == -1) {
+		return -1;
+	}
+	if (snippet >= 0) {
+		close(snippet);
+	}
+	char *conf = xorg_conf_generate(c);
+	if (conf == NULL) {
+		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
+		return -1;
+	}
+	/* The user's to read, not to replace (the directory is root's). */
+	int ret = runtime_write_file(r->paths.dir, SEAT_XORG_CONF, conf, strlen(conf), 0600,
+			u->uid, u->gid);
+	free(conf);
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", r->paths.xorg_conf, strerror(errno));
+		return -1;
+	}
+	if (xauth_write(r->paths.dir, SEAT_XAUTHORITY, c->display, u->uid, u->gid, err,
+			errlen) != 0) {
+		return -1;
+	}
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC | O_NONBLOCK) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	int out = runtime_open_log(r->paths.dir, SEAT_XORG_STDERR, u->uid, u->gid);
+	char **argv = xserver_argv(r->map, c, &r->paths);
+	char **envp = seat_environ(&r->user, &r->paths, -1);
+	struct spawn_request req = {
+		.argv = argv,
+		.envp = envp,
+		.user = &r->user,
+		.lease_fd = r->lease->fd,
+		.ready_fd = ready[1],
+		.output_fd = out,
+		.cgroup_fd = r->cgroup_procs,
+	};
+	int pidfd, error_fd;
+	char why[512];
+	struct mountns_saved ns;
+	pid_t pid = -1;
+	if (display_xserver_enter(r->map->runtime_dir, c->name, &ns, why, sizeof(why)) == 0) {
+		pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
+		mountns_leave(&ns);
+	}
+	strv_free(argv);
+	strv_free(envp);
+	if (out >= 0) {
+		close(out);
+	}
+	close(ready[1]);
+	if (pid < 0) {
+		close(ready[0]);
+		snprintf(err, errlen, "cannot start the X server: %s", why);
+		return -1;
+	}
+	r->ready_fd = ready[0];
+	r->ready_source = poller_add_fd(r->env->poller, r->ready_fd, EPOLLIN, ready_readable, r);
+	watch_child(r, &r->xserver, pid, pidfd, error_fd);
+	log_info("seat %s: X server pid %d on :%d", c->name, (int)pid, c->display);
+	return 0;
+}
+
+int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
+	const struct seat_config *c = r->seat.config;
+	char **envp = seat_environ(&r->user, &r->paths, c->display);
+	int out = runtime_open_log(r->paths.dir, SEAT_SESSION_LOG, r->user.uid, r->user.gid);
+	char *const *argv = c->session;
+	struct spawn_request req = {
+		.argv = argv,
+		.envp = envp,
+		.user = &r->user,
+		.lease_fd = -1,
+		.ready_fd = -1,
+		.output_fd = out,
+		.cgroup_fd = r->cgroup_procs,
+	};
+	int pidfd, error_fd;
+	char why[512];
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
+	strv_free(envp);
+	if (out >= 0) {
+		close(out);
+	}
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start the session: %s", why);
+		return -1;
+	}
+	watch_child(r, &r->session, pid, pidfd, error_fd);
+	log_info("seat %s: session pid %d", c->name, (int)pid);
+	return 0;
+}
+
+static void child_exited(int fd, uint32_t events, void *data) {
+	struct runner *r = data;
+	uint64_t seen = runner_now_us(CLOCK_MONOTONIC), seen_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
+	struct child *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
+	struct spawn_exit ended;
+	if (spawn_reap(c->pid, fd, &ended) == 0) {
+		return;
+	}
+	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
+	char taken[512] = "";
+	if (which == SEAT_CHILD_XSERVER && r->seat.state == SEAT_STARTING &&
+			display_explain(&r->display, r->user.uid, taken, sizeof(taken))) {
+		log_error("seat %s: %s", r->seat.config->name, taken);
+	}
+	if (!ended.known) {
+		/* Its pidfd is dropped all the same: it would fire for ever. */
+		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
+				"its exit status is lost; counted as 255", r->seat.config->name,
+				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
+		ended = (struct spawn_exit){.known = false, .status = 255};
+	}
+	/* One that never got to its program says why (it has ended, so its end
+	 * of the pipe is closed: the answer is there). */
+	if (c->error_fd >= 0 && settle_exec(r, c) < 0) {
+		poller_remove(c->exec_source);
+		close(c->error_fd);
+	}
+	bool failed = c->failed;
+	char why[512];
+	snprintf(why, sizeof(why), "%s", c->why);
+	poller_remove(c->source);
+	close(c->pidfd);
+	*c = (struct child){.pid = 0, .pidfd = -1, .error_fd = -1};
+	if (which == SEAT_CHILD_XSERVER) {
+		runner_stop_watching_ready(r);
+	}
+	/* The lease first (the seat frees it on the first exit), the
+	 * bookkeeping after. */
+	r->exit_seen_us = seen;
+	r->exit_seen_cpu_us = seen_cpu;
+	if (failed) {
+		char err[640];
+		snprintf(err, sizeof(err), "cannot start the %s: %s",
+				which == SEAT_CHILD_XSERVER ? "X server" : "session", why);
+		seat_child_failed(&r->seat, which, err);
+	} else {
+		seat_child_exited(&r->seat, which, ended.signaled, ended.status);
+	}
+	r->exit_seen_us = 0;
+	if (taken[0] != '\0') {
+		/* Why, for status: the seat says only how the X server ended. */
+		size_t at = strlen(r->seat.last_error);
+		snprintf(r->seat.last_error + at, sizeof(r->seat.last_error) - at, "; %s", taken);
+	}
+	if (r->xserver.pid > 0 || r->session.pid > 0) {
+		record_pids(r);
+	}
+}

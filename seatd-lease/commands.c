@@ -1,0 +1,109 @@
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "control.h"
+#include "fleet.h"
+#include "log.h"
+#include "reload.h"
+#include "status.h"
+#include "values.h"
+
+static int print_status(struct fleet *fleet, bool json, FILE *out) {
+	struct seat_status *seats = calloc(fleet->n_runners + 1, sizeof(*seats));
+	char ***inputs = calloc(fleet->n_runners + 1, sizeof(*inputs));
+	if (seats == NULL || inputs == NULL) {
+		abort();
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		if (!fleet->runners[i]->retiring) {
+			runner_status(fleet->runners[i], &seats[n], &inputs[n]);
+			n++;
+		}
+	}
+	char *text = json ? status_json(seats, n) : status_table(seats, n);
+	fputs(text, out);
+	free(text);
+	for (size_t i = 0; i < n; i++) {
+		strv_free(inputs[i]);
+	}
+	free(inputs);
+	free(seats);
+	return CONTROL_OK;
+}
+
+static int seat_command(struct fleet *fleet, const char *verb, const char *name, FILE *out) {
+	struct runner *r = fleet_find(fleet, name);
+	if (r == NULL) {
+		fprintf(out, "no seat %s in %s; its seats:", name, fleet->map->path);
+		for (size_t i = 0; i < fleet->n_runners; i++) {
+			if (!fleet->runners[i]->retiring) {
+				fprintf(out, " %s", fleet->runners[i]->seat.config->name);
+			}
+		}
+		fprintf(out, "\n");
+		return CONTROL_NO_SEAT;
+	}
+	struct seat *seat = &r->seat;
+	const char *was = seat_state_name(seat->state);
+	if (strcmp(verb, "start") == 0) {
+		if (!seat_is_idle(seat)) {
+			fprintf(out, "seat %s is already %s\n", name, was);
+			return CONTROL_OK;
+		}
+		log_notice("seat %s: start asked for", name);
+		seat_start(seat);
+	} else if (strcmp(verb, "stop") == 0) {
+		r->restart_requested = false;
+		if (seat_is_idle(seat)) {
+			fprintf(out, "seat %s is already %s\n", name, was);
+			return CONTROL_OK;
+		}
+		log_notice("seat %s: stop asked for", name);
+		seat_stop(seat);
+	} else {
+		log_notice("seat %s: restart asked for", name);
+		if (seat_is_idle(seat)) {
+			seat_start(seat);
+		} else {
+			r->restart_requested = true;
+			seat_stop(seat);
+		}
+	}
+	fprintf(out, "seat %s: %s -> %s\n", name, was, seat_state_name(seat->state));
+	return CONTROL_OK;
+}
+
+int commands_handle(void *data, int argc, char **argv, FILE *out) {
+	struct fleet *fleet = data;
+	const char *cmd = argv[0];
+	if (strcmp(cmd, "status") == 0 && argc <= 2) {
+		bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
+		if (argc == 2 && !json) {
+			fprintf(out, "status takes --json or nothing, not '%s'\n", argv[1]);
+			return CONTROL_USAGE;
+		}
+		return print_status(fleet, json, out);
+	}
+	if ((strcmp(cmd, "start") == 0 || strcmp(cmd, "stop") == 0 ||
+			strcmp(cmd, "restart") == 0) && argc == 2) {
+		if (fleet->shutting_down) {
+			fprintf(out, "seatd-lease is stopping\n");
+			return CONTROL_FAILED;
+		}
+		return seat_command(fleet, cmd, argv[1], out);
+	}
+	if (strcmp(cmd, "reload") == 0 && argc == 1) {
+		if (fleet->shutting_down) {
+			fprintf(out, "seatd-lease is stopping\n");
+			return CONTROL_FAILED;
+		}
+		return reload(fleet, out);
+	}
+	fprintf(out, "unknown request '%s'; the daemon takes status [--json], start NAME, stop "
+			"NAME, restart NAME, reload\n", cmd);
+	return CONTROL_USAGE;
+}

@@ -1,0 +1,170 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "notify.h"
+
+void fleet_init(struct fleet *fleet, struct seatmap *map, const struct runner_env *env) {
+	*fleet = (struct fleet){.map = map, .given = map, .env = *env};
+}
+
+struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
+		const struct seat_config *config) {
+	struct runner **runners = realloc(fleet->runners,
+			(fleet->n_runners + 1) * sizeof(*runners));
+	if (runners == NULL) {
+		abort();
+	}
+	fleet->runners = runners;
+	struct runner *r = runner_create(&fleet->env, map, config);
+	if (r != NULL) {
+		fleet->runners[fleet->n_runners++] = r;
+	}
+	return r;
+}
+
+struct runner *fleet_find(struct fleet *fleet, const char *name) {
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		if (!fleet->runners[i]->retiring && strcmp(runner_name(fleet->runners[i]), name) == 0) {
+			return fleet->runners[i];
+		}
+	}
+	return NULL;
+}
+
+void fleet_notify(struct fleet *fleet) {
+	if (!notify_enabled()) {
+		return;
+	}
+	size_t running = 0;
+	const struct runner *other = NULL;
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		const struct runner *r = fleet->runners[i];
+		if (r->seat.state == SEAT_RUNNING) {
+			running++;
+		} else if (other == NULL && !r->retiring) {
+			other = r;
+		}
+	}
+	char text[768];
+	int n = snprintf(text, sizeof(text), "%zu/%zu seats running", running, fleet->n_runners);
+	if (other != NULL && n > 0 && (size_t)n < sizeof(text)) {
+		snprintf(text + n, sizeof(text) - (size_t)n, ", %s %s%s%s", other->seat.config->name,
+				seat_state_name(other->seat.state), other->seat.last_error[0] != '\0'
+				? ": " : "", other->seat.last_error);
+	}
+	notify_status(text);
+}
+
+void fleet_check_quit(struct fleet *fleet) {
+	if (fleet->quit) {
+		return;
+	}
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		if (!seat_is_idle(&fleet->runners[i]->seat)) {
+			return;
+		}
+	}
+	/* Nothing runs: done if asked to stop, or if a lone seat ended. */
+	if (fleet->shutting_down || fleet->single) {
+		fleet->quit = true;
+	}
+}
+
+void fleet_changed(struct fleet *fleet) {
+	fleet_notify(fleet);
+	fleet_check_quit(fleet);
+}
+
+void fleet_stop_all(struct fleet *fleet) {
+	fleet->shutting_down = true;
+	lessor_link_shutdown(fleet->env.link);
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		fleet->runners[i]->restart_requested = false;
+		seat_stop(&fleet->runners[i]->seat);
+	}
+	fleet_check_quit(fleet);
+}
+
+void fleet_available(struct fleet *fleet) {
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		seat_available(&fleet->runners[i]->seat);
+	}
+}
+
+void fleet_lessor_lost(struct fleet *fleet) {
+	/* Its leases are void: forget them, the lessor frees them. */
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		fleet->runners[i]->lease = NULL;
+	}
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		seat_lessor_lost(&fleet->runners[i]->seat);
+	}
+}
+
+static bool map_in_use(const struct fleet *fleet, const struct seatmap *map) {
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		if (fleet->runners[i]->map == map) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After each turn of the loop: seats that a reload retired are gone once
+ * stopped (a changed one starts again on its new settings), `restart NAME`
+ * starts its stopped seat, and maps no seat uses any more are freed.
+ */
+void fleet_reap(struct fleet *fleet) {
+	for (size_t i = 0; i < fleet->n_runners;) {
+		struct runner *r = fleet->runners[i];
+		if (r->restart_requested && seat_is_idle(&r->seat) && !fleet->shutting_down) {
+			r->restart_requested = false;
+			seat_start(&r->seat);
+		}
+		if (!r->retiring || !seat_is_idle(&r->seat)) {
+			i++;
+			continue;
+		}
+		const struct seat_config *next = r->replacement;
+		memmove(&fleet->runners[i], &fleet->runners[i + 1],
+				(fleet->n_runners - i - 1) * sizeof(*fleet->runners));
+		fleet->n_runners--;
+		runner_destroy(r);
+		if (next != NULL && !fleet->shutting_down) {
+			struct runner *fresh = fleet_add(fleet, fleet->map, next);
+			if (fresh != NULL) {
+				seat_start(&fresh->seat);
+			}
+		}
+	}
+	for (size_t i = 0; i < fleet->n_old_maps;) {
+		if (map_in_use(fleet, fleet->old_maps[i])) {
+			i++;
+			continue;
+		}
+		if (fleet->old_maps[i] != fleet->given) {
+			seatmap_free(fleet->old_maps[i]);
+		}
+		fleet->old_maps[i] = fleet->old_maps[--fleet->n_old_maps];
+	}
+	fleet_check_quit(fleet);
+}
+
+void fleet_finish(struct fleet *fleet) {
+	for (size_t i = 0; i < fleet->n_runners; i++) {
+		runner_destroy(fleet->runners[i]);
+	}
+	free(fleet->runners);
+	for (size_t i = 0; i < fleet->n_old_maps; i++) {
+		if (fleet->old_maps[i] != fleet->given) {
+			seatmap_free(fleet->old_maps[i]);
+		}
+	}
+	free(fleet->old_maps);
+	if (fleet->map != fleet->given) {
+		seatmap_free(fleet->map);
+	}
+}

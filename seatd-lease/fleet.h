@@ -1,0 +1,60 @@
+#ifndef SEATD_LEASE_FLEET_H
+#define SEATD_LEASE_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runner.h"
+#include "seatmap.h"
+
+/*
+ * The daemon's seats, one runner each, and what holds for all of them:
+ * the map they come from, when the daemon is done, what systemd is told.
+ * Below the control verbs and reload, above the runners.
+ */
+
+struct fleet {
+	struct seatmap *map; /* the current map */
+	struct seatmap *given; /* the map the caller gave, and frees */
+	/* Maps replaced by a reload, kept while a retiring seat uses them. */
+	struct seatmap **old_maps;
+	size_t n_old_maps;
+	struct runner_env env;
+	struct runner **runners;
+	size_t n_runners;
+	bool shutting_down;
+	bool quit;
+	bool single; /* `seat NAME` */
+};
+
+/* env's changed() must be fleet_changed's caller (see supervisor.c). */
+void fleet_init(struct fleet *fleet, struct seatmap *map, const struct runner_env *env);
+/* Destroys every runner and the maps of reloads. */
+void fleet_finish(struct fleet *fleet);
+
+/* A new stopped runner for config, in the fleet; NULL (logged) on failure. */
+struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
+		const struct seat_config *config);
+/* The seat named so that no reload retires; NULL if none. */
+struct runner *fleet_find(struct fleet *fleet, const char *name);
+
+/* After each turn of the loop: retired seats go (a changed one starts
+ * again), `restart NAME` starts its stopped seat, unused maps are freed. */
+void fleet_reap(struct fleet *fleet);
+
+/* A seat changed state: tells systemd, and ends the loop when nothing is
+ * left to run. */
+void fleet_changed(struct fleet *fleet);
+/* STATUS= for systemd: how many seats run, and the first that does not. */
+void fleet_notify(struct fleet *fleet);
+/* Sets quit when nothing runs and the daemon stops (or a lone seat ended). */
+void fleet_check_quit(struct fleet *fleet);
+
+/* SIGTERM: every seat stops for good. */
+void fleet_stop_all(struct fleet *fleet);
+
+/* The lessor link's news, to every seat. */
+void fleet_available(struct fleet *fleet);
+void fleet_lessor_lost(struct fleet *fleet);
+
+#endif

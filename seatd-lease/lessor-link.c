@@ -1,0 +1,142 @@
+#include <stdlib.h>
+#include <stdio.h>
+
+#include "lessor-link.h"
+#include "log.h"
+
+/* Back-off between attempts to reach the lessor (the primary X server). */
+#define LESSOR_RETRY_MIN_MS 500
+#define LESSOR_RETRY_MAX_MS 30000
+
+struct lessor_link {
+	const struct lessor_impl *impl;
+	struct poller *poller;
+	const struct seatmap *map;
+	bool fail_fast;
+	bool shut_down;
+	struct lessor_link_listener listener;
+	struct lessor *lessor;
+	/* Lost, but not destroyed yet: lost() may come from inside the lessor's
+	 * own callback, so the timer destroys it on the next turn. */
+	bool lessor_dead;
+	struct poller_source *timer;
+	uint64_t retry_ms;
+};
+
+static void timer_fired(void *data);
+
+struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct poller *poller,
+		const struct seatmap *map, bool fail_fast, const struct lessor_link_listener *listener) {
+	struct lessor_link *link = calloc(1, sizeof(*link));
+	if (link == NULL) {
+		return NULL;
+	}
+	*link = (struct lessor_link){
+		.impl = impl,
+		.poller = poller,
+		.map = map,
+		.fail_fast = fail_fast,
+		.listener = *listener,
+		.retry_ms = LESSOR_RETRY_MIN_MS,
+	};
+	link->timer = poller_add_timer(poller, timer_fired, link);
+	if (link->timer == NULL) {
+		free(link);
+		return NULL;
+	}
+	return link;
+}
+
+void lessor_link_destroy(struct lessor_link *link) {
+	if (link == NULL) {
+		return;
+	}
+	if (link->lessor != NULL) {
+		link->impl->destroy(link->lessor);
+	}
+	poller_remove(link->timer);
+	free(link);
+}
+
+void lessor_link_set_map(struct lessor_link *link, const struct seatmap *map) {
+	link->map = map;
+}
+
+static void lessor_available(void *data) {
+	struct lessor_link *link = data;
+	link->listener.available(link->listener.data);
+}
+
+static void lessor_lost(void *data, const char *why) {
+	struct lessor_link *link = data;
+	if (link->lessor_dead) {
+		return;
+	}
+	log_error("lost the %s lessor: %s; every seat stops until it is back", link->impl->name,
+			why);
+	link->lessor_dead = true;
+	link->listener.lost(link->listener.data);
+	link->retry_ms = LESSOR_RETRY_MIN_MS;
+	poller_timer_arm(link->timer, link->retry_ms);
+}
+
+void lessor_link_connect(struct lessor_link *link) {
+	static const struct lessor_listener listener_template = {
+		.available = lessor_available,
+		.lost = lessor_lost,
+	};
+	struct lessor_listener listener = listener_template;
+	listener.data = link;
+	char err[1024] = "";
+	link->lessor = link->impl->create(link->map, link->poller, &listener, err, sizeof(err));
+	if (link->lessor == NULL && link->fail_fast) {
+		log_error("lessor %s: %s", link->impl->name, err);
+		link->listener.fatal(link->listener.data);
+		return;
+	}
+	if (link->lessor == NULL) {
+		log_error("lessor %s: %s; trying again in %llums", link->impl->name, err,
+				(unsigned long long)link->retry_ms);
+		poller_timer_arm(link->timer, link->retry_ms);
+		link->retry_ms *= 2;
+		if (link->retry_ms > LESSOR_RETRY_MAX_MS) {
+			link->retry_ms = LESSOR_RETRY_MAX_MS;
+		}
+		return;
+	}
+	log_notice("lessor %s ready", link->impl->name);
+	link->retry_ms = LESSOR_RETRY_MIN_MS;
+	lessor_available(link);
+}
+
+static void timer_fired(void *data) {
+	struct lessor_link *link = data;
+	if (link->lessor_dead) {
+		link->impl->destroy(link->lessor);
+		link->lessor = NULL;
+		link->lessor_dead = false;
+	}
+	if (link->lessor == NULL && !link->shut_down) {
+		lessor_link_connect(link);
+	}
+}
+
+void lessor_link_shutdown(struct lessor_link *link) {
+	link->shut_down = true;
+}
+
+enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_config *seat,
+		struct lease **out, char *err, size_t errlen) {
+	if (link->lessor == NULL || link->lessor_dead) {
+		snprintf(err, errlen, "waiting for the %s lessor", link->impl->name);
+		return LEASE_WAIT;
+	}
+	return link->impl->lease(link->lessor, seat->name, seat->outputs, seat->n_outputs, out,
+			err, errlen);
+}
+
+void lessor_link_release(struct lessor_link *link, struct lease *lease) {
+	if (lease != NULL && link->lessor != NULL && !link->lessor_dead) {
+		link->impl->release(link->lessor, lease);
+	}
+}

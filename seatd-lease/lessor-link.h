@@ -1,0 +1,55 @@
+#ifndef SEATD_LEASE_LESSOR_LINK_H
+#define SEATD_LEASE_LESSOR_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lessor.h"
+#include "poller.h"
+#include "seatmap.h"
+
+/*
+ * The daemon's one link to its lessor: connects, retries with a back-off
+ * (500 ms doubling to 30 s) while it cannot, and, when the lessor is lost,
+ * tells the listener, destroys the lessor on a later turn of the loop and
+ * connects again. Leases are asked and freed through it.
+ */
+
+struct lessor_link_listener {
+	/* The lessor is up, or outputs were freed: waiting seats should retry. */
+	void (*available)(void *data);
+	/* The lessor is gone and every lease it gave with it: the seats must
+	 * forget theirs (not release them). */
+	void (*lost)(void *data);
+	/* fail_fast only: the lessor could not be reached; the daemon ends. */
+	void (*fatal)(void *data);
+	void *data;
+};
+
+struct lessor_link;
+
+/* NULL with errno if the loop cannot take its timer. map is the caller's,
+ * read at every connect (see lessor_link_set_map). With fail_fast, a connect
+ * that fails calls fatal() instead of retrying. */
+struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct poller *poller,
+		const struct seatmap *map, bool fail_fast, const struct lessor_link_listener *listener);
+/* Frees the link and destroys its lessor (which releases every lease). */
+void lessor_link_destroy(struct lessor_link *link);
+
+/* The map the next connect reads (a reload's). */
+void lessor_link_set_map(struct lessor_link *link, const struct seatmap *map);
+
+/* Connects now; a failure is logged and retried later (or, with fail_fast,
+ * reported through fatal()). */
+void lessor_link_connect(struct lessor_link *link);
+/* No more connects: the daemon is stopping. */
+void lessor_link_shutdown(struct lessor_link *link);
+
+/* The lessor's lease() for seat; LEASE_WAIT with err saying so while there
+ * is no lessor. */
+enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_config *seat,
+		struct lease **out, char *err, size_t errlen);
+/* Frees lease; a no-op when the lessor that gave it is gone (it was void). */
+void lessor_link_release(struct lessor_link *link, struct lease *lease);
+
+#endif

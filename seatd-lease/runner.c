@@ -1,0 +1,308 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "pids.h"
+#include "revoke.h"
+#include "runner.h"
+#include "runtime.h"
+#include "values.h"
+
+/* How long udev gets to apply a seat's input rules before the seat goes on. */
+#define INPUT_TIMEOUT_MS 5000
+
+/* How long a seat's killed processes get to leave its cgroup, at its end. */
+#define CGROUP_EMPTY_TIMEOUT_MS 1000
+
+static struct runner *runner_of(struct seat *seat) {
+	return seat->data;
+}
+
+const char *runner_name(const struct runner *r) {
+	return r->seat.config->name;
+}
+
+uint64_t runner_now_us(clockid_t clock) {
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* --- the lease --- */
+
+static enum lease_result op_lease(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	return lessor_link_lease(r->env->link, seat->config, &r->lease, err, errlen);
+}
+
+static void op_release(struct seat *seat) {
+	struct runner *r = runner_of(seat);
+	lessor_link_release(r->env->link, r->lease);
+	r->lease = NULL;
+	if (r->exit_seen_us != 0) {
+		uint64_t wall = runner_now_us(CLOCK_MONOTONIC) - r->exit_seen_us;
+		uint64_t cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - r->exit_seen_cpu_us;
+		log_info("seat %s: lease freed %llu.%03llu ms after a process's exit was seen "
+				"(%llu.%03llu ms of seatd-lease's CPU)", seat->config->name,
+				(unsigned long long)(wall / 1000), (unsigned long long)(wall % 1000),
+				(unsigned long long)(cpu / 1000), (unsigned long long)(cpu % 1000));
+	}
+}
+
+/* --- the seat's devices, cgroup and directory --- */
+
+static void log_inputs(const struct seat_config *c, const struct input_counts *got) {
+	log_info("seat %s: %d input device%s assigned (%d keyboard%s, %d pointer%s)", c->name,
+			got->devices, got->devices == 1 ? "" : "s", got->keyboards,
+			got->keyboards == 1 ? "" : "s", got->pointers, got->pointers == 1 ? "" : "s");
+	if (got->keyboards == 0 || got->pointers == 0) {
+		log_warning("seat %s: no %s matches its inputs now; one plugged in later joins it",
+				c->name, got->keyboards == 0 && got->pointers == 0 ? "keyboard or pointer"
+				: got->keyboards == 0 ? "keyboard" : "pointer");
+	}
+}
+
+/* udev has the seat's devices: the X server, which takes them, may start. */
+static void inputs_assigned(void *data, const struct input_counts *got) {
+	struct runner *r = data;
+	r->assigning = NULL;
+	log_inputs(r->seat.config, got);
+	char err[1024];
+	if (runner_spawn_xserver(r, err, sizeof(err)) != 0) {
+		seat_xserver_failed(&r->seat, err);
+	}
+}
+
+static void pending_stopped(void *data) {
+	struct runner *r = data;
+	seat_child_exited(&r->seat, SEAT_CHILD_XSERVER, true, r->pending_signal);
+}
+
+/* The seat's cgroup for this run, emptied of whatever an earlier run left
+ * (before the seat's directories are made anew: what is left could hold
+ * them). Without it the seat runs as before, in its process groups. */
+static void join_cgroup(struct runner *r) {
+	if (r->env->cgroups == NULL || r->cgroup_procs >= 0) {
+		return;
+	}
+	char why[512];
+	r->cgroup_procs = cgroups_seat_procs(r->env->cgroups, r->seat.config->name, why,
+			sizeof(why));
+	if (r->cgroup_procs < 0) {
+		log_warning("seat %s: %s; its processes run without a cgroup of their own",
+				r->seat.config->name, why);
+	}
+}
+
+/*
+ * Once the seat's X server and session are gone: whatever they started
+ * that is still there (in the seat's cgroup) is killed, any hold another
+ * process kept on the seat's input devices is revoked, and the devices go
+ * back to seat0.
+ */
+static void end_seat_run(struct runner *r) {
+	const char *name = r->seat.config->name;
+	if (r->cgroup_procs >= 0) {
+		close(r->cgroup_procs);
+		r->cgroup_procs = -1;
+		int left = cgroups_seat_kill(r->env->cgroups, name);
+		if (left > 0) {
+			log_notice("seat %s: killed %d process%s that outlived its session", name,
+					left, left == 1 ? "" : "es");
+		}
+	}
+	if (r->inputs_assigned) {
+		char **nodes = input_seat_nodes(name);
+		revoke_input_holders(name, nodes);
+		strv_free(nodes);
+		input_release(name, INPUT_TIMEOUT_MS);
+		r->inputs_assigned = false;
+	}
+}
+
+static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	struct runner *r = runner_of(seat);
+	const struct seat_config *c = seat->config;
+	if (!r->have_user) {
+		if (!seat_user_lookup(c->user, &r->user, err, errlen)) {
+			return -1;
+		}
+		r->have_user = true;
+	}
+	join_cgroup(r);
+	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid,
+			r->map->seat_runtime_size, err, errlen) != 0 ||
+			display_prepare(&r->display, c->name, r->paths.dir, r->user.uid, err,
+			errlen) != 0) {
+		return -1;
+	}
+	if (!r->inputs_assigned && c->n_inputs > 0) {
+		/* A seat without its devices is still a screen: go on, and say so. */
+		char why[512];
+		r->assigning = input_assign_start(r->env->poller, c, r->user.name, INPUT_TIMEOUT_MS,
+				inputs_assigned, r, why, sizeof(why));
+		if (r->assigning == NULL) {
+			log_error("seat %s: cannot assign its input devices: %s; starting it without "
+					"them", c->name, why);
+		} else {
+			r->inputs_assigned = true;
+			return 0;
+		}
+	}
+	return runner_spawn_xserver(r, err, errlen);
+}
+
+static int op_start_session(struct seat *seat, char *err, size_t errlen) {
+	return runner_spawn_session(runner_of(seat), err, errlen);
+}
+
+static void op_kill(struct seat *seat, int signo) {
+	struct runner *r = runner_of(seat);
+	if (r->assigning != NULL) {
+		/* Nothing to signal yet: stop waiting, and let the seat hear of it
+		 * on the next turn, as of a process that exited. */
+		input_assignment_cancel(r->assigning);
+		r->assigning = NULL;
+		r->pending_signal = signo;
+		poller_timer_arm(r->pending_stopped, 1);
+	}
+	/* Each child leads its own process group (setsid): stop the group. */
+	if (seat->session_alive && r->session.pid > 0) {
+		kill(-r->session.pid, signo);
+	}
+	if (seat->xserver_alive && r->xserver.pid > 0) {
+		kill(-r->xserver.pid, signo);
+	}
+}
+
+static void op_arm_timer(struct seat *seat, uint64_t ms) {
+	poller_timer_arm(runner_of(seat)->timer, ms);
+}
+
+static uint64_t op_now(struct seat *seat) {
+	(void)seat;
+	return poller_now_ms();
+}
+
+static void op_changed(struct seat *seat, enum seat_state old, const char *why) {
+	struct runner *r = runner_of(seat);
+	const char *name = seat->config->name;
+	const char *state = seat_state_name(seat->state);
+	enum log_level level = seat->state == SEAT_FAILED ? LOG_LEVEL_ERROR
+		: seat->state == SEAT_BACKOFF || (seat->state == SEAT_WAITING && why[0] != '\0')
+		? LOG_LEVEL_WARNING : LOG_LEVEL_NOTICE;
+	if (why[0] != '\0') {
+		log_printf(level, "seat %s: %s -> %s: %s", name, seat_state_name(old), state, why);
+	} else {
+		log_printf(level, "seat %s: %s -> %s", name, seat_state_name(old), state);
+	}
+	if (seat_is_idle(seat) || seat->state == SEAT_WAITING || seat->state == SEAT_BACKOFF) {
+		/* No process of the seat is left: its pids file must not outlive
+		 * them, and its devices go back to seat0. */
+		pids_remove(r->paths.dir);
+		end_seat_run(r);
+	}
+	if (seat->state == SEAT_STOPPED) {
+		/* Its file system goes with it; a failed seat keeps its logs. */
+		runtime_seat_unmount(r->map->runtime_dir, name);
+	}
+	r->env->changed(r->env->data);
+}
+
+static const struct seat_ops runner_ops = {
+	.lease = op_lease,
+	.release = op_release,
+	.start_xserver = op_start_xserver,
+	.start_session = op_start_session,
+	.kill = op_kill,
+	.arm_timer = op_arm_timer,
+	.now = op_now,
+	.changed = op_changed,
+};
+
+static void runner_timer(void *data) {
+	struct runner *r = data;
+	seat_timer(&r->seat);
+}
+
+/* --- the runner --- */
+
+struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
+		const struct seat_config *config) {
+	struct runner *r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		abort();
+	}
+	*r = (struct runner){.env = env, .map = map, .ready_fd = -1, .cgroup_procs = -1};
+	r->xserver.pidfd = r->session.pidfd = -1;
+	r->xserver.error_fd = r->session.error_fd = -1;
+	display_hold_init(&r->display, config->display);
+	seat_paths_init(&r->paths, map->runtime_dir, config->name);
+	seat_init(&r->seat, config, &runner_ops, r);
+	r->timer = poller_add_timer(env->poller, runner_timer, r);
+	r->pending_stopped = poller_add_timer(env->poller, pending_stopped, r);
+	if (r->timer == NULL || r->pending_stopped == NULL) {
+		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
+		poller_remove(r->timer);
+		poller_remove(r->pending_stopped);
+		seat_paths_finish(&r->paths);
+		seat_finish(&r->seat);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void runner_destroy(struct runner *r) {
+	lessor_link_release(r->env->link, r->lease);
+	runner_stop_watching_ready(r);
+	end_seat_run(r);
+	if (r->env->cgroups != NULL) {
+		cgroups_seat_remove(r->env->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);
+	}
+	poller_remove(r->timer);
+	poller_remove(r->pending_stopped);
+	input_assignment_cancel(r->assigning);
+	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
+	display_release(&r->display);
+	seat_paths_finish(&r->paths);
+	if (r->have_user) {
+		seat_user_finish(&r->user);
+	}
+	seat_finish(&r->seat);
+	free(r);
+}
+
+void runner_status(const struct runner *r, struct seat_status *s, char ***inputs) {
+	const struct seat_config *c = r->seat.config;
+	uint64_t age_s = (poller_now_ms() - r->seat.state_since) / 1000;
+	*inputs = input_seat_nodes(c->name);
+	size_t n_inputs = 0;
+	while (*inputs != NULL && (*inputs)[n_inputs] != NULL) {
+		n_inputs++;
+	}
+	*s = (struct seat_status){
+		.name = c->name,
+		.state = seat_state_name(r->seat.state),
+		.outputs = c->outputs,
+		.n_outputs = c->n_outputs,
+		.crtcs = r->lease != NULL && r->lease->n_outputs == c->n_outputs ? r->lease->crtcs
+			: NULL,
+		.leased = r->lease != NULL,
+		.lease_id = r->lease != NULL ? r->lease->id : 0,
+		.display = c->display,
+		.user = c->user,
+		.xserver_pid = r->xserver.pid,
+		.session_pid = r->session.pid,
+		.inputs = *inputs,
+		.n_inputs = n_inputs,
+		.restarts = r->seat.restarts,
+		.since = time(NULL) - (time_t)age_s,
+		.last_error = r->seat.last_error,
+	};
+}

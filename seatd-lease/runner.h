@@ -1,0 +1,104 @@
+#ifndef SEATD_LEASE_RUNNER_H
+#define SEATD_LEASE_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cgroup.h"
+#include "display.h"
+#include "input.h"
+#include "lessor-link.h"
+#include "poller.h"
+#include "seat.h"
+#include "seatmap.h"
+#include "spawn.h"
+#include "status.h"
+
+/*
+ * A runner does what one seat's state machine (seat.c) asks, in the world:
+ * it takes the seat's lease through the lessor link, prepares the seat's
+ * directory, display, cgroup and input devices, spawns and watches its X
+ * server and session (children.c), and reclaims all of it when the run ends.
+ * It never calls up: what its owner must hear goes through runner_env.
+ */
+
+struct runner_env {
+	struct poller *poller;
+	struct lessor_link *link;
+	struct cgroups *cgroups; /* NULL: the seats have no cgroups */
+	/* After every state change of the runner's seat. */
+	void (*changed)(void *data);
+	void *data;
+};
+
+/* A child process of a seat, watched through its pidfd. */
+struct child {
+	pid_t pid;
+	int pidfd;
+	/* Until the child's exec is seen: the pipe that tells whether it got
+	 * there (see spawn_process), and its source. */
+	int error_fd;
+	struct poller_source *source, *exec_source;
+	bool failed; /* before its exec; why says why */
+	char why[512];
+};
+
+struct runner {
+	struct seat seat;
+	const struct runner_env *env;
+	struct seatmap *map; /* that holds seat.config: an older one after a reload */
+	/* Removed or changed by a reload: stopping, then gone (and, if changed,
+	 * started again as replacement). */
+	bool retiring;
+	const struct seat_config *replacement;
+	bool restart_requested; /* `restart NAME`: start again once stopped */
+	struct seat_user user;
+	bool have_user;
+	bool inputs_assigned; /* our udev rules for the seat are in place */
+	/* While set, the X server waits for udev to hand the seat its devices:
+	 * the seat counts it as started, no process exists yet. */
+	struct input_assignment *assigning;
+	/* A pending X server stopped: its "exit" is reported from the loop. */
+	struct poller_source *pending_stopped;
+	int pending_signal;
+	struct seat_paths paths;
+	struct lease *lease;
+	struct child xserver, session;
+	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
+	 * report how long reclaiming its lease took; 0 when none is pending. */
+	uint64_t exit_seen_us, exit_seen_cpu_us;
+	int ready_fd;
+	struct poller_source *ready_source;
+	struct poller_source *timer;
+	/* The seat's cgroup.procs while the seat runs, -1 without cgroups. */
+	int cgroup_procs;
+	struct display_hold display; /* its display's names, held from its first start */
+};
+
+/* A stopped runner for config (held in map); NULL, logged, if the loop
+ * cannot take its timers. */
+struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
+		const struct seat_config *config);
+/* Everything the runner holds; it must be idle, or the daemon ending. */
+void runner_destroy(struct runner *r);
+
+const char *runner_name(const struct runner *r);
+
+/* The seat as `status` shows it; *inputs is the caller's to strv_free. */
+void runner_status(const struct runner *r, struct seat_status *s, char ***inputs);
+
+/* µs of clock. */
+uint64_t runner_now_us(clockid_t clock);
+
+/* children.c: the seat's processes. */
+
+/* Writes the X server's files and spawns it on the lease; -1 with err. */
+int runner_spawn_xserver(struct runner *r, char *err, size_t errlen);
+/* Spawns the session; -1 with err. */
+int runner_spawn_session(struct runner *r, char *err, size_t errlen);
+/* Stops reading the X server's ready pipe. */
+void runner_stop_watching_ready(struct runner *r);
+
+#endif
