@@ -17,9 +17,10 @@ struct lessor_link {
 	struct lessor_link_listener listener;
 	struct lessor *lessor;
 	/* Lost, but not destroyed yet: lost() may come from inside the lessor's
-	 * own callback, so the timer destroys it on the next turn. */
+	 * own callback, so it is destroyed on the loop's next turn. */
 	bool lessor_dead;
-	struct poller_source *timer;
+	struct poller_source *destroy_dead;
+	struct poller_source *timer; /* the next connect */
 	uint64_t retry_ms;
 };
 
@@ -54,6 +55,7 @@ void lessor_link_destroy(struct lessor_link *link) {
 	if (link->lessor != NULL) {
 		link->impl->destroy(link->lessor);
 	}
+	poller_remove(link->destroy_dead);
 	poller_remove(link->timer);
 	free(link);
 }
@@ -67,6 +69,17 @@ static void lessor_available(void *data) {
 	link->listener.available(link->listener.data);
 }
 
+/* The turn after the lessor was lost: it goes, and a connect is due. */
+static void destroy_dead(void *data) {
+	struct lessor_link *link = data;
+	link->destroy_dead = NULL;
+	link->impl->destroy(link->lessor);
+	link->lessor = NULL;
+	link->lessor_dead = false;
+	link->retry_ms = LESSOR_RETRY_MIN_MS;
+	poller_timer_arm(link->timer, link->retry_ms);
+}
+
 static void lessor_lost(void *data, const char *why) {
 	struct lessor_link *link = data;
 	if (link->lessor_dead) {
@@ -75,9 +88,11 @@ static void lessor_lost(void *data, const char *why) {
 	log_error("lost the %s lessor: %s; every seat stops until it is back", link->impl->name,
 			why);
 	link->lessor_dead = true;
+	link->destroy_dead = poller_defer(link->poller, destroy_dead, link);
+	if (link->destroy_dead == NULL) {
+		abort();
+	}
 	link->listener.lost(link->listener.data);
-	link->retry_ms = LESSOR_RETRY_MIN_MS;
-	poller_timer_arm(link->timer, link->retry_ms);
 }
 
 void lessor_link_connect(struct lessor_link *link) {
@@ -111,11 +126,6 @@ void lessor_link_connect(struct lessor_link *link) {
 
 static void timer_fired(void *data) {
 	struct lessor_link *link = data;
-	if (link->lessor_dead) {
-		link->impl->destroy(link->lessor);
-		link->lessor = NULL;
-		link->lessor_dead = false;
-	}
 	if (link->lessor == NULL && !link->shut_down) {
 		lessor_link_connect(link);
 	}

@@ -11,8 +11,9 @@
 /*
  * The daemon's one link to its lessor: connects, retries with a back-off
  * (500 ms doubling to 30 s) while it cannot, and, when the lessor is lost,
- * tells the listener, destroys the lessor on a later turn of the loop and
- * connects again. Leases are asked and freed through it.
+ * tells the listener, destroys the lessor on the loop's next turn (the loss
+ * may be reported from inside the lessor's own callback) and connects again
+ * after the shortest back-off. Leases are asked and freed through it.
  */
 
 struct lessor_link_listener {

@@ -15,6 +15,7 @@ enum source_kind {
 	SOURCE_FD,
 	SOURCE_TIMER,
 	SOURCE_SIGNAL,
+	SOURCE_DEFER,
 };
 
 struct poller_source {
@@ -27,15 +28,19 @@ struct poller_source {
 		poller_fd_fn fd_fn;
 		poller_timer_fn timer_fn;
 		poller_signal_fn signal_fn;
+		poller_defer_fn defer_fn;
 	};
 	void *data;
 	struct poller_source *next; /* in the poller's list of all sources */
+	struct poller_source *next_deferred; /* in the queue of the next turn */
 };
 
 struct poller {
 	int epfd;
 	struct poller_source *sources;
 	bool dirty; /* some source was removed: sweep after dispatch */
+	/* Deferred calls for the next turn, in the order asked. */
+	struct poller_source *deferred, **deferred_tail;
 };
 
 uint64_t poller_now_ms(void) {
@@ -49,6 +54,7 @@ struct poller *poller_create(void) {
 	if (p == NULL) {
 		return NULL;
 	}
+	p->deferred_tail = &p->deferred;
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epfd < 0) {
 		free(p);
@@ -141,12 +147,28 @@ struct poller_source *poller_add_signal(struct poller *p, int signo, poller_sign
 	return s;
 }
 
+struct poller_source *poller_defer(struct poller *p, poller_defer_fn fn, void *data) {
+	struct poller_source *s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		return NULL;
+	}
+	*s = (struct poller_source){.poller = p, .kind = SOURCE_DEFER, .fd = -1, .data = data};
+	s->defer_fn = fn;
+	s->next = p->sources;
+	p->sources = s;
+	*p->deferred_tail = s;
+	p->deferred_tail = &s->next_deferred;
+	return s;
+}
+
 void poller_remove(struct poller_source *s) {
 	if (s == NULL || s->removed) {
 		return;
 	}
-	epoll_ctl(s->poller->epfd, EPOLL_CTL_DEL, s->fd, NULL);
-	if (s->kind != SOURCE_FD) {
+	if (s->kind != SOURCE_DEFER) {
+		epoll_ctl(s->poller->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+	}
+	if (s->kind != SOURCE_FD && s->kind != SOURCE_DEFER) {
 		close(s->fd);
 	}
 	s->fd = -1;
@@ -191,12 +213,31 @@ static void dispatch_one(struct poller_source *s, uint32_t events) {
 		}
 		break;
 	}
+	case SOURCE_DEFER:
+		break;
+	}
+}
+
+/* The calls deferred before this turn, in order; those they defer wait for
+ * the next one. */
+static void run_deferred(struct poller *p) {
+	struct poller_source *s = p->deferred;
+	p->deferred = NULL;
+	p->deferred_tail = &p->deferred;
+	while (s != NULL) {
+		struct poller_source *next = s->next_deferred;
+		if (!s->removed) {
+			poller_remove(s);
+			s->defer_fn(s->data);
+		}
+		s = next;
 	}
 }
 
 int poller_dispatch(struct poller *p) {
 	struct epoll_event events[32];
-	int n = epoll_wait(p->epfd, events, 32, -1);
+	/* With calls deferred, the turn does not wait for events. */
+	int n = epoll_wait(p->epfd, events, 32, p->deferred != NULL ? 0 : -1);
 	if (n < 0) {
 		return errno == EINTR ? 0 : -1;
 	}
@@ -206,6 +247,7 @@ int poller_dispatch(struct poller *p) {
 			dispatch_one(s, events[i].events);
 		}
 	}
+	run_deferred(p);
 	if (p->dirty) {
 		sweep(p);
 	}

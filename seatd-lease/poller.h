@@ -6,7 +6,8 @@
 /*
  * One epoll loop for everything: fds, timers (timerfd), signals (signalfd).
  * Idle means blocked in epoll_wait: no timeouts, no polling. Sources may be
- * added and removed from inside callbacks.
+ * added and removed from inside callbacks. poller_defer() is the one way to
+ * have something done on the loop's next turn.
  */
 
 struct poller;
@@ -15,6 +16,7 @@ struct poller_source;
 typedef void (*poller_fd_fn)(int fd, uint32_t events, void *data);
 typedef void (*poller_timer_fn)(void *data);
 typedef void (*poller_signal_fn)(int signo, void *data);
+typedef void (*poller_defer_fn)(void *data);
 
 struct poller *poller_create(void);
 void poller_destroy(struct poller *poller);
@@ -37,6 +39,16 @@ void poller_signals_reset(void);
 struct poller_source *poller_add_signal(struct poller *poller, int signo,
 		poller_signal_fn fn, void *data);
 
+/* Calls fn once, on the loop's next turn (after that turn's events, without
+ * waiting for one): for what must not happen inside the current callback,
+ * such as destroying the object whose callback this is. Calls deferred
+ * from inside a deferred call run on the turn after. The source is gone
+ * once fn is called; poller_remove() before that cancels the call. NULL
+ * with errno on failure. */
+struct poller_source *poller_defer(struct poller *poller, poller_defer_fn fn, void *data);
+
+/* Stops and frees the source (once the current turn is over: it may be
+ * called from inside any callback, its own too). A no-op on NULL. */
 void poller_remove(struct poller_source *source);
 
 /* Waits for events and dispatches them; returns -1 on error, else 0. */
