@@ -135,7 +135,7 @@ int runner_spawn_xserver(struct runner *r, char *err, size_t errlen) {
 		.argv = argv,
 		.envp = envp,
 		.user = &r->user,
-		.lease_fd = r->lease->fd,
+		.lease_fd = r->seat.lease->fd,
 		.ready_fd = ready[1],
 		.output_fd = out,
 		.cgroup_fd = r->cgroup_procs,

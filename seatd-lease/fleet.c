@@ -94,10 +94,7 @@ void fleet_available(struct fleet *fleet) {
 }
 
 void fleet_lessor_lost(struct fleet *fleet) {
-	/* Its leases are void: forget them, the lessor frees them. */
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		fleet->runners[i]->lease = NULL;
-	}
+	/* Each seat forgets its lease, void now (the lessor frees them). */
 	for (size_t i = 0; i < fleet->n_runners; i++) {
 		seat_lessor_lost(&fleet->runners[i]->seat);
 	}

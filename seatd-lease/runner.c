@@ -35,15 +35,14 @@ uint64_t runner_now_us(clockid_t clock) {
 
 /* --- the lease --- */
 
-static enum lease_result op_lease(struct seat *seat, char *err, size_t errlen) {
-	struct runner *r = runner_of(seat);
-	return lessor_link_lease(r->env->link, seat->config, &r->lease, err, errlen);
+static enum lease_result op_lease(struct seat *seat, struct lease **out, char *err,
+		size_t errlen) {
+	return lessor_link_lease(runner_of(seat)->env->link, seat->config, out, err, errlen);
 }
 
-static void op_release(struct seat *seat) {
+static void op_release(struct seat *seat, struct lease *lease) {
 	struct runner *r = runner_of(seat);
-	lessor_link_release(r->env->link, r->lease);
-	r->lease = NULL;
+	lessor_link_release(r->env->link, lease);
 	if (r->exit_seen_us != 0) {
 		uint64_t wall = runner_now_us(CLOCK_MONOTONIC) - r->exit_seen_us;
 		uint64_t cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - r->exit_seen_cpu_us;
@@ -72,15 +71,7 @@ static void inputs_assigned(void *data, const struct input_counts *got) {
 	struct runner *r = data;
 	r->assigning = NULL;
 	log_inputs(r->seat.config, got);
-	char err[1024];
-	if (runner_spawn_xserver(r, err, sizeof(err)) != 0) {
-		seat_xserver_failed(&r->seat, err);
-	}
-}
-
-static void pending_stopped(void *data) {
-	struct runner *r = data;
-	seat_child_exited(&r->seat, SEAT_CHILD_XSERVER, true, r->pending_signal);
+	seat_inputs_assigned(&r->seat);
 }
 
 /* The seat's cgroup for this run, emptied of whatever an earlier run left
@@ -97,6 +88,20 @@ static void join_cgroup(struct runner *r) {
 		log_warning("seat %s: %s; its processes run without a cgroup of their own",
 				r->seat.config->name, why);
 	}
+}
+
+/* Any hold another process kept on the seat's input devices is revoked,
+ * and the devices go back to seat0: the one place they are given back. */
+static void runner_release_inputs(struct runner *r) {
+	if (!r->inputs_assigned) {
+		return;
+	}
+	const char *name = r->seat.config->name;
+	char **nodes = input_seat_nodes(name);
+	revoke_input_holders(name, nodes);
+	strv_free(nodes);
+	input_release(name, INPUT_TIMEOUT_MS);
+	r->inputs_assigned = false;
 }
 
 /*
@@ -116,16 +121,10 @@ static void end_seat_run(struct runner *r) {
 					left, left == 1 ? "" : "es");
 		}
 	}
-	if (r->inputs_assigned) {
-		char **nodes = input_seat_nodes(name);
-		revoke_input_holders(name, nodes);
-		strv_free(nodes);
-		input_release(name, INPUT_TIMEOUT_MS);
-		r->inputs_assigned = false;
-	}
+	runner_release_inputs(r);
 }
 
-static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 	struct runner *r = runner_of(seat);
 	const struct seat_config *c = seat->config;
 	if (!r->have_user) {
@@ -151,10 +150,20 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 					"them", c->name, why);
 		} else {
 			r->inputs_assigned = true;
-			return 0;
+			return 1;
 		}
 	}
-	return runner_spawn_xserver(r, err, errlen);
+	return 0;
+}
+
+static void op_cancel_prepare(struct seat *seat) {
+	struct runner *r = runner_of(seat);
+	input_assignment_cancel(r->assigning);
+	r->assigning = NULL;
+}
+
+static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	return runner_spawn_xserver(runner_of(seat), err, errlen);
 }
 
 static int op_start_session(struct seat *seat, char *err, size_t errlen) {
@@ -163,14 +172,6 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 
 static void op_kill(struct seat *seat, int signo) {
 	struct runner *r = runner_of(seat);
-	if (r->assigning != NULL) {
-		/* Nothing to signal yet: stop waiting, and let the seat hear of it
-		 * on the next turn, as of a process that exited. */
-		input_assignment_cancel(r->assigning);
-		r->assigning = NULL;
-		r->pending_signal = signo;
-		poller_timer_arm(r->pending_stopped, 1);
-	}
 	/* Each child leads its own process group (setsid): stop the group. */
 	if (seat->session_alive && r->session.pid > 0) {
 		kill(-r->session.pid, signo);
@@ -217,6 +218,8 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 static const struct seat_ops runner_ops = {
 	.lease = op_lease,
 	.release = op_release,
+	.prepare = op_prepare,
+	.cancel_prepare = op_cancel_prepare,
 	.start_xserver = op_start_xserver,
 	.start_session = op_start_session,
 	.kill = op_kill,
@@ -245,11 +248,8 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 	seat_paths_init(&r->paths, map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(env->poller, runner_timer, r);
-	r->pending_stopped = poller_add_timer(env->poller, pending_stopped, r);
-	if (r->timer == NULL || r->pending_stopped == NULL) {
+	if (r->timer == NULL) {
 		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
-		poller_remove(r->timer);
-		poller_remove(r->pending_stopped);
 		seat_paths_finish(&r->paths);
 		seat_finish(&r->seat);
 		free(r);
@@ -259,14 +259,13 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 }
 
 void runner_destroy(struct runner *r) {
-	lessor_link_release(r->env->link, r->lease);
+	lessor_link_release(r->env->link, r->seat.lease);
 	runner_stop_watching_ready(r);
 	end_seat_run(r);
 	if (r->env->cgroups != NULL) {
 		cgroups_seat_remove(r->env->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);
 	}
 	poller_remove(r->timer);
-	poller_remove(r->pending_stopped);
 	input_assignment_cancel(r->assigning);
 	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
 	display_release(&r->display);
@@ -280,6 +279,7 @@ void runner_destroy(struct runner *r) {
 
 void runner_status(const struct runner *r, struct seat_status *s, char ***inputs) {
 	const struct seat_config *c = r->seat.config;
+	const struct lease *lease = r->seat.lease;
 	uint64_t age_s = (poller_now_ms() - r->seat.state_since) / 1000;
 	*inputs = input_seat_nodes(c->name);
 	size_t n_inputs = 0;
@@ -291,10 +291,9 @@ void runner_status(const struct runner *r, struct seat_status *s, char ***inputs
 		.state = seat_state_name(r->seat.state),
 		.outputs = c->outputs,
 		.n_outputs = c->n_outputs,
-		.crtcs = r->lease != NULL && r->lease->n_outputs == c->n_outputs ? r->lease->crtcs
-			: NULL,
-		.leased = r->lease != NULL,
-		.lease_id = r->lease != NULL ? r->lease->id : 0,
+		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,
+		.leased = lease != NULL,
+		.lease_id = lease != NULL ? lease->id : 0,
 		.display = c->display,
 		.user = c->user,
 		.xserver_pid = r->xserver.pid,

@@ -57,14 +57,10 @@ struct runner {
 	struct seat_user user;
 	bool have_user;
 	bool inputs_assigned; /* our udev rules for the seat are in place */
-	/* While set, the X server waits for udev to hand the seat its devices:
-	 * the seat counts it as started, no process exists yet. */
+	/* While set, udev hands the seat its devices (the seat is assigning
+	 * inputs); no process exists yet. */
 	struct input_assignment *assigning;
-	/* A pending X server stopped: its "exit" is reported from the loop. */
-	struct poller_source *pending_stopped;
-	int pending_signal;
 	struct seat_paths paths;
-	struct lease *lease;
 	struct child xserver, session;
 	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
 	 * report how long reclaiming its lease took; 0 when none is pending. */

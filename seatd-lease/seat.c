@@ -9,6 +9,7 @@
 const char *seat_state_name(enum seat_state state) {
 	static const char *const names[] = {
 		[SEAT_WAITING] = "waiting",
+		[SEAT_ASSIGNING_INPUTS] = "assigning",
 		[SEAT_STARTING] = "starting",
 		[SEAT_RUNNING] = "running",
 		[SEAT_STOPPING] = "stopping",
@@ -81,9 +82,32 @@ static bool start_allowed(struct seat *seat) {
 
 static void end_run(struct seat *seat);
 
+/* The run could not start, for err: the lease goes back, the run ends. */
+static void start_failed(struct seat *seat, const char *err) {
+	record_error(seat, err);
+	seat->failed_run = true;
+	if (seat->lease != NULL) {
+		seat->ops->release(seat, seat->lease);
+		seat->lease = NULL;
+	}
+	end_run(seat);
+}
+
+static void start_xserver(struct seat *seat) {
+	char err[512] = "";
+	if (seat->ops->start_xserver(seat, err, sizeof(err)) != 0) {
+		start_failed(seat, err);
+		return;
+	}
+	seat->xserver_alive = true;
+	seat->ops->arm_timer(seat, SEAT_READY_TIMEOUT_MS);
+	set_state(seat, SEAT_STARTING, NULL);
+}
+
 static void try_start(struct seat *seat) {
 	char err[512] = "";
-	enum lease_result r = seat->ops->lease(seat, err, sizeof(err));
+	struct lease *lease = NULL;
+	enum lease_result r = seat->ops->lease(seat, &lease, err, sizeof(err));
 	if (r == LEASE_PENDING) {
 		/* No reason yet: the answer comes through seat_available(). */
 		if (seat->state != SEAT_WAITING) {
@@ -105,7 +129,7 @@ static void try_start(struct seat *seat) {
 	}
 	if (!start_allowed(seat)) {
 		if (r == LEASE_OK) {
-			seat->ops->release(seat);
+			seat->ops->release(seat, lease);
 		}
 		const struct seat_policy *p = &seat->config->policy;
 		set_state(seat, SEAT_FAILED, "started %u times within %llus; not starting again "
@@ -123,18 +147,15 @@ static void try_start(struct seat *seat) {
 		end_run(seat);
 		return;
 	}
-	seat->has_lease = true;
-	if (seat->ops->start_xserver(seat, err, sizeof(err)) != 0) {
-		record_error(seat, err);
-		seat->failed_run = true;
-		seat->ops->release(seat);
-		seat->has_lease = false;
-		end_run(seat);
-		return;
+	seat->lease = lease;
+	int prepared = seat->ops->prepare(seat, err, sizeof(err));
+	if (prepared < 0) {
+		start_failed(seat, err);
+	} else if (prepared > 0) {
+		set_state(seat, SEAT_ASSIGNING_INPUTS, NULL);
+	} else {
+		start_xserver(seat);
 	}
-	seat->xserver_alive = true;
-	seat->ops->arm_timer(seat, SEAT_READY_TIMEOUT_MS);
-	set_state(seat, SEAT_STARTING, NULL);
 }
 
 static uint64_t backoff_delay(const struct seat *seat) {
@@ -187,9 +208,12 @@ static void end_run(struct seat *seat) {
 /* The first process to end (or a stop) ends the run: free the lease at
  * once, then stop whatever still runs. */
 static void begin_stopping(struct seat *seat) {
-	if (seat->has_lease) {
-		seat->ops->release(seat);
-		seat->has_lease = false;
+	if (seat->state == SEAT_ASSIGNING_INPUTS) {
+		seat->ops->cancel_prepare(seat);
+	}
+	if (seat->lease != NULL) {
+		seat->ops->release(seat, seat->lease);
+		seat->lease = NULL;
 	}
 	if (!seat->xserver_alive && !seat->session_alive) {
 		end_run(seat);
@@ -220,6 +244,7 @@ void seat_stop(struct seat *seat) {
 		seat->ops->arm_timer(seat, 0);
 		set_state(seat, SEAT_STOPPED, "stopped");
 		break;
+	case SEAT_ASSIGNING_INPUTS:
 	case SEAT_STARTING:
 	case SEAT_RUNNING:
 	case SEAT_STOPPING:
@@ -242,8 +267,9 @@ void seat_available(struct seat *seat) {
 
 void seat_lessor_lost(struct seat *seat) {
 	/* The lease is void: nothing to revoke, only processes to stop. */
-	seat->has_lease = false;
+	seat->lease = NULL;
 	switch (seat->state) {
+	case SEAT_ASSIGNING_INPUTS:
 	case SEAT_STARTING:
 	case SEAT_RUNNING:
 	case SEAT_STOPPING:
@@ -261,6 +287,12 @@ void seat_lessor_lost(struct seat *seat) {
 	case SEAT_FAILED:
 	case SEAT_STOPPED:
 		break;
+	}
+}
+
+void seat_inputs_assigned(struct seat *seat) {
+	if (seat->state == SEAT_ASSIGNING_INPUTS) {
+		start_xserver(seat);
 	}
 }
 
@@ -306,7 +338,7 @@ void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, 
 		}
 		record_error(seat, msg);
 	}
-	if (seat->xserver_alive || seat->session_alive || seat->has_lease) {
+	if (seat->xserver_alive || seat->session_alive || seat->lease != NULL) {
 		begin_stopping(seat);
 	} else {
 		end_run(seat);
@@ -325,15 +357,11 @@ void seat_child_failed(struct seat *seat, enum seat_child which, const char *err
 		seat->failed_run = true;
 		record_error(seat, err);
 	}
-	if (seat->xserver_alive || seat->session_alive || seat->has_lease) {
+	if (seat->xserver_alive || seat->session_alive || seat->lease != NULL) {
 		begin_stopping(seat);
 	} else {
 		end_run(seat);
 	}
-}
-
-void seat_xserver_failed(struct seat *seat, const char *err) {
-	seat_child_failed(seat, SEAT_CHILD_XSERVER, err);
 }
 
 void seat_timer(struct seat *seat) {
@@ -353,6 +381,7 @@ void seat_timer(struct seat *seat) {
 		begin_stopping(seat);
 		break;
 	case SEAT_WAITING:
+	case SEAT_ASSIGNING_INPUTS: /* udev's wait has its own timeout */
 	case SEAT_RUNNING:
 	case SEAT_FAILED:
 	case SEAT_STOPPED:

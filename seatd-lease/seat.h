@@ -11,18 +11,22 @@
 /*
  * One seat's life, as a state machine:
  *
- *   waiting -> starting -> running -> stopping -> back-off -> waiting ...
- *                                           \--> failed | stopped
+ *   waiting -> assigning -> starting -> running -> stopping -> back-off -> waiting ...
+ *         \_______________/                               \--> failed | stopped
  *
  * waiting: for its outputs (or the lessor, or the lessor's answer);
- * starting: X server spawned on the lease, not ready yet; running: ready,
- * session started; stopping: a process ended or a stop was asked, the lease
- * is freed, the rest are being stopped. Pure logic: every effect goes
- * through seat_ops, so tests can drive it without processes or leases.
+ * assigning: leased, its directory ready, udev handing it its input devices
+ * (no process yet); starting: X server spawned on the lease, not ready yet;
+ * running: ready, session started; stopping: a process ended or a stop was
+ * asked, the lease is freed, the rest are being stopped. The seat holds its
+ * lease (the one pointer to it) from the lessor's answer to its release.
+ * Pure logic: every effect goes through seat_ops, so tests can drive it
+ * without processes or leases.
  */
 
 enum seat_state {
 	SEAT_WAITING,
+	SEAT_ASSIGNING_INPUTS,
 	SEAT_STARTING,
 	SEAT_RUNNING,
 	SEAT_STOPPING,
@@ -44,9 +48,18 @@ enum seat_child {
 struct seat;
 
 struct seat_ops {
-	enum lease_result (*lease)(struct seat *seat, char *err, size_t errlen);
-	/* Frees the lease at once: the outputs go back to the lessor. */
-	void (*release)(struct seat *seat);
+	/* The lessor's lease(): *out is set with LEASE_OK. */
+	enum lease_result (*lease)(struct seat *seat, struct lease **out, char *err,
+			size_t errlen);
+	/* Frees lease at once: the outputs go back to the lessor. */
+	void (*release)(struct seat *seat, struct lease *lease);
+	/* Readies what the X server needs (user, directory, display, input
+	 * devices): 0 when done, 1 when udev still assigns the devices (then
+	 * seat_inputs_assigned() follows), -1 with err. */
+	int (*prepare)(struct seat *seat, char *err, size_t errlen);
+	/* Stops waiting for the devices (a stop, the lessor lost). */
+	void (*cancel_prepare)(struct seat *seat);
+	/* Spawns the X server on the lease; -1 with err. */
 	int (*start_xserver)(struct seat *seat, char *err, size_t errlen);
 	int (*start_session)(struct seat *seat, char *err, size_t errlen);
 	/* To the process group of each of the seat's live processes. */
@@ -65,7 +78,8 @@ struct seat {
 	void *data; /* the ops' own */
 
 	enum seat_state state;
-	bool has_lease;
+	/* From the lessor's LEASE_OK to release() or the lessor's loss. */
+	struct lease *lease;
 	bool xserver_alive, session_alive;
 	bool stop_requested;  /* stopping for good: no restart */
 	bool lessor_lost;     /* stopping until the lessor is back: no failure */
@@ -93,15 +107,16 @@ void seat_stop(struct seat *seat);
 /* Events from the outside world. */
 void seat_available(struct seat *seat);
 void seat_lessor_lost(struct seat *seat);
+/* udev has the seat's devices (after prepare() returned 1). */
+void seat_inputs_assigned(struct seat *seat);
 void seat_xserver_ready(struct seat *seat);
 /* status as from waitid: exited with code, or killed by signal. */
 void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, int status);
 void seat_timer(struct seat *seat);
-/* start_xserver() and start_session() return before the program runs (an X
- * server may wait for something first; a child execs on its own): this says
- * that it could not be started after all, err saying why. */
+/* start_xserver() and start_session() return before the program runs (a
+ * child execs on its own): this says that it could not be started after
+ * all, err saying why. */
 void seat_child_failed(struct seat *seat, enum seat_child which, const char *err);
-void seat_xserver_failed(struct seat *seat, const char *err);
 
 const char *seat_state_name(enum seat_state state);
 /* Nothing runs and nothing will without a seat_start(): stopped or failed. */

@@ -13,7 +13,12 @@
  * the test controls, and a record of every effect asked for. */
 struct world {
 	enum lease_result lease_result;
+	struct lease lease; /* the one it hands out */
 	int xserver_fails, session_fails;
+	/* prepare(): with assigning, udev is still at the seat's devices;
+	 * with prepare_fails, the seat's user is unknown. */
+	bool assigning, prepare_fails;
+	int prepares, cancels;
 	uint64_t now, timer;
 	int leases, releases, xservers, sessions, sigterms, sigkills;
 	bool holding;
@@ -26,23 +31,41 @@ static struct world *W(struct seat *seat) {
 	return seat->data;
 }
 
-static enum lease_result f_lease(struct seat *seat, char *err, size_t errlen) {
+static enum lease_result f_lease(struct seat *seat, struct lease **out, char *err,
+		size_t errlen) {
 	struct world *w = W(seat);
 	w->leases++;
 	if (w->lease_result == LEASE_OK) {
 		assert_false(w->holding);
 		w->holding = true;
+		*out = &w->lease;
 	} else if (w->lease_result != LEASE_PENDING) {
 		snprintf(err, errlen, "output HDMI-9 is not there");
 	}
 	return w->lease_result;
 }
 
-static void f_release(struct seat *seat) {
+static void f_release(struct seat *seat, struct lease *lease) {
 	struct world *w = W(seat);
+	assert_ptr_equal(lease, &w->lease);
 	assert_true(w->holding);
 	w->holding = false;
 	w->releases++;
+}
+
+static int f_prepare(struct seat *seat, char *err, size_t errlen) {
+	struct world *w = W(seat);
+	assert_true(w->holding);
+	w->prepares++;
+	if (w->prepare_fails) {
+		snprintf(err, errlen, "no user lab1");
+		return -1;
+	}
+	return w->assigning ? 1 : 0;
+}
+
+static void f_cancel_prepare(struct seat *seat) {
+	W(seat)->cancels++;
 }
 
 static int f_start_xserver(struct seat *seat, char *err, size_t errlen) {
@@ -97,6 +120,8 @@ static void f_changed(struct seat *seat, enum seat_state old, const char *why) {
 static const struct seat_ops fake_ops = {
 	.lease = f_lease,
 	.release = f_release,
+	.prepare = f_prepare,
+	.cancel_prepare = f_cancel_prepare,
 	.start_xserver = f_start_xserver,
 	.start_session = f_start_session,
 	.kill = f_kill,
@@ -328,26 +353,95 @@ static void spawn_failure_releases_and_fails(void **state) {
 	seat_finish(&seat);
 }
 
-/* An X server start_xserver() put off (waiting for udev) that then cannot
- * start: the lease goes back at once, the error is the seat's, and the
- * policy restarts it. */
-static void late_xserver_failure_releases_and_backs_off(void **state) {
-	struct world w = {.lease_result = LEASE_OK};
+/* While udev assigns the seat its devices, the seat says so (no process
+ * runs yet); once it has them, the X server starts. One that then cannot
+ * start gives the lease back at once, and the policy restarts the seat. */
+static void assigning_inputs_then_xserver_failure_backs_off(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .assigning = true};
 	struct seat_config c = make_config(RESTART_ON_FAILURE);
 	struct seat seat;
 	start(&seat, &c, &w, false);
-	assert_int_equal(seat.state, SEAT_STARTING);
-	seat_xserver_failed(&seat, "cannot start the X server: exec failed");
+	assert_int_equal(seat.state, SEAT_ASSIGNING_INPUTS);
+	assert_string_equal(seat_state_name(seat.state), "assigning");
+	assert_ptr_equal(seat.lease, &w.lease);
+	assert_int_equal(w.xservers, 0);
+	/* Ready means nothing before the X server was started. */
+	seat_xserver_ready(&seat);
+	assert_int_equal(seat.state, SEAT_ASSIGNING_INPUTS);
+	w.xserver_fails = 1;
+	seat_inputs_assigned(&seat);
+	assert_int_equal(w.xservers, 1);
 	assert_false(w.holding);
+	assert_null(seat.lease);
 	assert_int_equal(w.sigterms, 0);
 	assert_int_equal(seat.state, SEAT_BACKOFF);
-	assert_string_equal(seat.last_error, "cannot start the X server: exec failed");
-	/* Told twice, it does not count twice. */
-	seat_xserver_failed(&seat, "again");
+	assert_string_equal(seat.last_error, "exec failed");
+	/* Told late, it changes nothing. */
+	seat_inputs_assigned(&seat);
 	assert_int_equal(seat.state, SEAT_BACKOFF);
+	w.xserver_fails = 0;
 	fire(&seat, &w);
+	assert_int_equal(seat.state, SEAT_ASSIGNING_INPUTS);
+	seat_inputs_assigned(&seat);
 	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(w.timer, SEAT_READY_TIMEOUT_MS);
 	assert_int_equal(w.xservers, 2);
+	assert_int_equal(w.cancels, 0);
+	seat_finish(&seat);
+}
+
+/* A stop while udev assigns the devices: nothing to kill, the wait is
+ * cancelled, the lease freed, the seat stopped at once. */
+static void stop_while_assigning_inputs(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .assigning = true};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	start(&seat, &c, &w, false);
+	assert_int_equal(seat.state, SEAT_ASSIGNING_INPUTS);
+	seat_stop(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	assert_int_equal(w.cancels, 1);
+	assert_int_equal(w.sigterms, 0);
+	assert_false(w.holding);
+	assert_null(seat.lease);
+	assert_int_equal(w.timer, 0);
+	/* udev's late answer starts nothing. */
+	seat_inputs_assigned(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	assert_int_equal(w.xservers, 0);
+	seat_finish(&seat);
+}
+
+/* The lessor lost while udev assigns: the void lease is not released, the
+ * wait is cancelled, and the seat waits for the lessor. */
+static void lessor_lost_while_assigning_inputs(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .assigning = true};
+	struct seat_config c = make_config(RESTART_ON_FAILURE);
+	struct seat seat;
+	start(&seat, &c, &w, false);
+	w.holding = false; /* the lessor took it with it */
+	seat_lessor_lost(&seat);
+	assert_int_equal(w.releases, 0);
+	assert_int_equal(w.cancels, 1);
+	assert_null(seat.lease);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	w.assigning = false;
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	seat_finish(&seat);
+}
+
+/* A seat that cannot be prepared (its user is gone) gives its lease back
+ * and fails by its policy, with the reason. */
+static void prepare_failure_releases_and_fails(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .prepare_fails = true};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	start(&seat, &c, &w, false);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	assert_false(w.holding);
+	assert_int_equal(w.xservers, 0);
+	assert_string_equal(seat.last_error, "no user lab1");
 	seat_finish(&seat);
 }
 
@@ -439,7 +533,10 @@ int main(void) {
 		cmocka_unit_test(waiting_for_output_then_available),
 		cmocka_unit_test(pending_lease_then_its_answer),
 		cmocka_unit_test(spawn_failure_releases_and_fails),
-		cmocka_unit_test(late_xserver_failure_releases_and_backs_off),
+		cmocka_unit_test(assigning_inputs_then_xserver_failure_backs_off),
+		cmocka_unit_test(stop_while_assigning_inputs),
+		cmocka_unit_test(lessor_lost_while_assigning_inputs),
+		cmocka_unit_test(prepare_failure_releases_and_fails),
 		cmocka_unit_test(session_failure_stops_xserver),
 		cmocka_unit_test(session_that_fails_before_exec_stops_the_run),
 		cmocka_unit_test(ready_timeout_is_a_failure),

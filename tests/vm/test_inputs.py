@@ -153,8 +153,8 @@ def test_a_udev_that_never_answers_delays_the_seat_only_so_long(rig):
         with Supervisor(rig, two_seats()) as sup:
             # Both seats wait for udev at once, and the daemon answers
             # meanwhile: the wait is the loop's, not a blocking one.
-            sup.wait_state("s1", "starting", timeout=30)
-            sup.wait_state("s2", "starting", timeout=30)
+            sup.wait_state("s1", "assigning", timeout=30)
+            sup.wait_state("s2", "assigning", timeout=30)
             status = rig.run("%s -c %s status --json" % (BIN, CONFIG), timeout=10)
             assert '"xserver_pid":null' in status.stdout, status.stdout
             assert "udev did not answer" not in sup.log()
