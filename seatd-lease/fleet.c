@@ -100,19 +100,10 @@ void fleet_lessor_lost(struct fleet *fleet) {
 	}
 }
 
-static bool map_in_use(const struct fleet *fleet, const struct seatmap *map) {
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (fleet->runners[i]->map == map) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * After each turn of the loop: seats that a reload retired are gone once
- * stopped (a changed one starts again on its new settings), `restart NAME`
- * starts its stopped seat, and maps no seat uses any more are freed.
+ * stopped (a changed one starts again on its new settings), and `restart
+ * NAME` starts its stopped seat.
  */
 void fleet_reap(struct fleet *fleet) {
 	for (size_t i = 0; i < fleet->n_runners;) {
@@ -125,7 +116,8 @@ void fleet_reap(struct fleet *fleet) {
 			i++;
 			continue;
 		}
-		const struct seat_config *next = r->replacement;
+		const struct seat_config *next = r->come_back
+			? seatmap_find_seat(fleet->map, runner_name(r)) : NULL;
 		memmove(&fleet->runners[i], &fleet->runners[i + 1],
 				(fleet->n_runners - i - 1) * sizeof(*fleet->runners));
 		fleet->n_runners--;
@@ -137,16 +129,6 @@ void fleet_reap(struct fleet *fleet) {
 			}
 		}
 	}
-	for (size_t i = 0; i < fleet->n_old_maps;) {
-		if (map_in_use(fleet, fleet->old_maps[i])) {
-			i++;
-			continue;
-		}
-		if (fleet->old_maps[i] != fleet->given) {
-			seatmap_free(fleet->old_maps[i]);
-		}
-		fleet->old_maps[i] = fleet->old_maps[--fleet->n_old_maps];
-	}
 	fleet_check_quit(fleet);
 }
 
@@ -155,12 +137,6 @@ void fleet_finish(struct fleet *fleet) {
 		runner_destroy(fleet->runners[i]);
 	}
 	free(fleet->runners);
-	for (size_t i = 0; i < fleet->n_old_maps; i++) {
-		if (fleet->old_maps[i] != fleet->given) {
-			seatmap_free(fleet->old_maps[i]);
-		}
-	}
-	free(fleet->old_maps);
 	if (fleet->map != fleet->given) {
 		seatmap_free(fleet->map);
 	}

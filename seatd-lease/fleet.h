@@ -14,11 +14,10 @@
  */
 
 struct fleet {
-	struct seatmap *map; /* the current map */
-	struct seatmap *given; /* the map the caller gave, and frees */
-	/* Maps replaced by a reload, kept while a retiring seat uses them. */
-	struct seatmap **old_maps;
-	size_t n_old_maps;
+	/* The current map: the one the caller gave (and frees), or the last
+	 * reload's (ours). Each runner has its own copy of its seat. */
+	struct seatmap *map;
+	struct seatmap *given;
 	struct runner_env env;
 	struct runner **runners;
 	size_t n_runners;
@@ -29,7 +28,7 @@ struct fleet {
 
 /* env's changed() must be fleet_changed's caller (see supervisor.c). */
 void fleet_init(struct fleet *fleet, struct seatmap *map, const struct runner_env *env);
-/* Destroys every runner and the maps of reloads. */
+/* Destroys every runner, and the map if a reload's. */
 void fleet_finish(struct fleet *fleet);
 
 /* A new stopped runner for config, in the fleet; NULL (logged) on failure. */
@@ -39,7 +38,7 @@ struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
 struct runner *fleet_find(struct fleet *fleet, const char *name);
 
 /* After each turn of the loop: retired seats go (a changed one starts
- * again), `restart NAME` starts its stopped seat, unused maps are freed. */
+ * again), `restart NAME` starts its stopped seat. */
 void fleet_reap(struct fleet *fleet);
 
 /* A seat changed state: tells systemd, and ends the loop when nothing is

@@ -11,6 +11,7 @@
 #include "revoke.h"
 #include "runner.h"
 #include "runtime.h"
+#include "seat-copy.h"
 #include "values.h"
 
 /* How long udev gets to apply a seat's input rules before the seat goes on. */
@@ -241,17 +242,20 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 	if (r == NULL) {
 		abort();
 	}
-	*r = (struct runner){.env = env, .map = map, .ready_fd = -1, .cgroup_procs = -1};
+	*r = (struct runner){.env = env, .ready_fd = -1, .cgroup_procs = -1};
+	r->map = seatmap_copy_seat(map, config);
+	config = &r->map->seats[0];
 	r->xserver.pidfd = r->session.pidfd = -1;
 	r->xserver.error_fd = r->session.error_fd = -1;
 	display_hold_init(&r->display, config->display);
-	seat_paths_init(&r->paths, map->runtime_dir, config->name);
+	seat_paths_init(&r->paths, r->map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(env->poller, runner_timer, r);
 	if (r->timer == NULL) {
 		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
 		seat_paths_finish(&r->paths);
 		seat_finish(&r->seat);
+		seatmap_free(r->map);
 		free(r);
 		return NULL;
 	}
@@ -274,6 +278,7 @@ void runner_destroy(struct runner *r) {
 		seat_user_finish(&r->user);
 	}
 	seat_finish(&r->seat);
+	seatmap_free(r->map);
 	free(r);
 }
 

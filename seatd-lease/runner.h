@@ -48,11 +48,13 @@ struct child {
 struct runner {
 	struct seat seat;
 	const struct runner_env *env;
-	struct seatmap *map; /* that holds seat.config: an older one after a reload */
-	/* Removed or changed by a reload: stopping, then gone (and, if changed,
-	 * started again as replacement). */
+	/* The runner's own copy of its seat's settings (seat.config) and of
+	 * [general]: a reload's new map changes nothing under it. */
+	struct seatmap *map;
+	/* Removed or changed by a reload: stopping, then gone (and, with
+	 * come_back, started again as the current map says). */
 	bool retiring;
-	const struct seat_config *replacement;
+	bool come_back;
 	bool restart_requested; /* `restart NAME`: start again once stopped */
 	struct seat_user user;
 	bool have_user;
@@ -73,8 +75,8 @@ struct runner {
 	struct display_hold display; /* its display's names, held from its first start */
 };
 
-/* A stopped runner for config (held in map); NULL, logged, if the loop
- * cannot take its timers. */
+/* A stopped runner for config, of map (both copied: the caller may free
+ * them); NULL, logged, if the loop cannot take its timer. */
 struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 		const struct seat_config *config);
 /* Everything the runner holds; it must be idle, or the daemon ending. */
