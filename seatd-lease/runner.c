@@ -283,30 +283,7 @@ void runner_destroy(struct runner *r) {
 }
 
 void runner_status(const struct runner *r, struct seat_status *s, char ***inputs) {
-	const struct seat_config *c = r->seat.config;
-	const struct lease *lease = r->seat.lease;
-	uint64_t age_s = (poller_now_ms() - r->seat.state_since) / 1000;
-	*inputs = input_seat_nodes(c->name);
-	size_t n_inputs = 0;
-	while (*inputs != NULL && (*inputs)[n_inputs] != NULL) {
-		n_inputs++;
-	}
-	*s = (struct seat_status){
-		.name = c->name,
-		.state = seat_state_name(r->seat.state),
-		.outputs = c->outputs,
-		.n_outputs = c->n_outputs,
-		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,
-		.leased = lease != NULL,
-		.lease_id = lease != NULL ? lease->id : 0,
-		.display = c->display,
-		.user = c->user,
-		.xserver_pid = r->xserver.pid,
-		.session_pid = r->session.pid,
-		.inputs = *inputs,
-		.n_inputs = n_inputs,
-		.restarts = r->seat.restarts,
-		.since = time(NULL) - (time_t)age_s,
-		.last_error = r->seat.last_error,
-	};
+	*inputs = input_seat_nodes(runner_name(r));
+	status_of_seat(s, &r->seat, r->xserver.pid, r->session.pid, *inputs, poller_now_ms(),
+			time(NULL));
 }

@@ -191,3 +191,32 @@ char *status_json(const struct seat_status *seats, size_t n) {
 	put(&b, "]}\n");
 	return b.data;
 }
+
+void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserver_pid,
+		pid_t session_pid, char *const *inputs, uint64_t now_ms, time_t now) {
+	const struct seat_config *c = seat->config;
+	const struct lease *lease = seat->lease;
+	uint64_t age_s = (now_ms - seat->state_since) / 1000;
+	size_t n_inputs = 0;
+	while (inputs != NULL && inputs[n_inputs] != NULL) {
+		n_inputs++;
+	}
+	*s = (struct seat_status){
+		.name = c->name,
+		.state = seat_state_name(seat->state),
+		.outputs = c->outputs,
+		.n_outputs = c->n_outputs,
+		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,
+		.leased = lease != NULL,
+		.lease_id = lease != NULL ? lease->id : 0,
+		.display = c->display,
+		.user = c->user,
+		.xserver_pid = xserver_pid,
+		.session_pid = session_pid,
+		.inputs = inputs,
+		.n_inputs = n_inputs,
+		.restarts = seat->restarts,
+		.since = now - (time_t)age_s,
+		.last_error = seat->last_error,
+	};
+}

@@ -4,11 +4,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
+
+#include "seat.h"
 
 /*
  * What `seatd-lease status` shows of one seat, and its two forms: a table
- * for people and JSON for scripts. Pure: the supervisor fills the records.
+ * for people and JSON for scripts. Pure: the runner gives what only it
+ * knows (its processes, the devices udev has on the seat, the clocks).
  */
 
 struct seat_status {
@@ -28,6 +32,13 @@ struct seat_status {
 	time_t since;                  /* wall clock of the last state change */
 	const char *last_error;        /* "" when none */
 };
+
+/* The record of seat at now_ms (poller_now_ms) and now (wall clock); the
+ * record points into seat and inputs (NULL-terminated, or NULL: none), which
+ * must outlive it. CRTCs are shown only while the lease covers every
+ * output. */
+void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserver_pid,
+		pid_t session_pid, char *const *inputs, uint64_t now_ms, time_t now);
 
 /* Both return a malloc'd string ending in a newline. */
 char *status_table(const struct seat_status *seats, size_t n);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -11,6 +12,7 @@
 static char *outputs_a[] = {"Virtual-2", "Virtual-3"};
 static const uint32_t crtcs_a[] = {41, 42};
 static char *inputs_a[] = {"/dev/input/event1", "/dev/input/event4"};
+static char *inputs_a_null[] = {"/dev/input/event1", "/dev/input/event4", NULL};
 static char *outputs_b[] = {"HDMI-A-1"};
 
 static const struct seat_status seats[] = {
@@ -69,11 +71,50 @@ static void json_quotes_what_it_must(void **state) {
 	free(j);
 }
 
+/* A seat's record, from the seat itself: its state, lease and clocks. */
+static void a_seat_record_says_what_the_seat_holds(void **state) {
+	(void)state;
+	struct seat_config c = {.name = "lab-1", .outputs = outputs_a, .n_outputs = 2,
+		.user = "lab1", .display = 2};
+	struct lease lease = {.fd = -1, .id = 2097153, .n_outputs = 2, .crtcs = {41, 42}};
+	struct seat seat = {.config = &c, .state = SEAT_RUNNING, .lease = &lease,
+		.restarts = 3, .state_since = 10000};
+	snprintf(seat.last_error, sizeof(seat.last_error), "session exited with status 1");
+	struct seat_status s;
+	/* 65.9 s after the last change, on the wall clock's 1796360465. */
+	status_of_seat(&s, &seat, 311, 340, inputs_a_null, 75900, 1796360465);
+	assert_string_equal(s.name, "lab-1");
+	assert_string_equal(s.state, "running");
+	assert_true(s.leased);
+	assert_int_equal(s.lease_id, 2097153);
+	assert_ptr_equal(s.crtcs, lease.crtcs);
+	assert_int_equal(s.n_inputs, 2);
+	assert_int_equal(s.xserver_pid, 311);
+	assert_int_equal(s.session_pid, 340);
+	assert_int_equal(s.restarts, 3);
+	assert_int_equal(s.since, 1796360400);
+	assert_string_equal(s.last_error, "session exited with status 1");
+	/* A lease short of an output shows no CRTCs; no lease, none either. */
+	lease.n_outputs = 1;
+	status_of_seat(&s, &seat, 311, 340, NULL, 10000, 1796360400);
+	assert_null(s.crtcs);
+	assert_true(s.leased);
+	assert_int_equal(s.n_inputs, 0);
+	seat.lease = NULL;
+	seat.state = SEAT_ASSIGNING_INPUTS;
+	status_of_seat(&s, &seat, 0, 0, NULL, 10000, 1796360400);
+	assert_false(s.leased);
+	assert_int_equal(s.lease_id, 0);
+	assert_null(s.crtcs);
+	assert_string_equal(s.state, "assigning");
+}
+
 int main(void) {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_table_lines_up_and_says_dash_for_nothing),
 		cmocka_unit_test(json_quotes_what_it_must),
+		cmocka_unit_test(a_seat_record_says_what_the_seat_holds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
