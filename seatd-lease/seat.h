@@ -11,12 +11,12 @@
 /*
  * One seat's life, as a state machine:
  *
- *   waiting -> assigning -> starting -> running -> stopping -> back-off -> waiting ...
- *         \_______________/                               \--> failed | stopped
+ *   waiting -> [assigning ->] starting -> running -> stopping -> back-off -> waiting ...
+ *                                                             \--> failed | stopped
  *
  * waiting: for its outputs (or the lessor, or the lessor's answer);
- * assigning: leased, its directory ready, udev handing it its input devices
- * (no process yet); starting: X server spawned on the lease, not ready yet;
+ * assigning: leased, its directory ready, udev still handing it its input
+ * devices (no process yet; skipped when there is nothing to wait for); starting: X server spawned on the lease, not ready yet;
  * running: ready, session started; stopping: a process ended or a stop was
  * asked, the lease is freed, the rest are being stopped. The seat holds its
  * lease (the one pointer to it) from the lessor's answer to its release.
