@@ -16,12 +16,13 @@
  *
  * waiting: for its outputs (or the lessor, or the lessor's answer);
  * assigning: leased, its directory ready, udev still handing it its input
- * devices (no process yet; skipped when there is nothing to wait for); starting: X server spawned on the lease, not ready yet;
- * running: ready, session started; stopping: a process ended or a stop was
- * asked, the lease is freed, the rest are being stopped. The seat holds its
- * lease (the one pointer to it) from the lessor's answer to its release.
- * Pure logic: every effect goes through seat_ops, so tests can drive it
- * without processes or leases.
+ * devices (no process yet; skipped when there is nothing to wait for);
+ * starting: X server spawned on the lease, not ready yet; running: ready,
+ * session started; stopping: a process ended or a stop was asked, the
+ * lease is freed, the rest are being stopped. The seat holds its lease (the
+ * one pointer to it) from the lessor's answer to its release. Pure logic:
+ * every effect goes through seat_ops, so tests can drive it without
+ * processes or leases.
  */
 
 enum seat_state {
