@@ -241,8 +241,8 @@ void seat_available(struct seat *seat) {
 }
 
 void seat_lessor_lost(struct seat *seat) {
-	/* The lease is void: nothing to revoke, only processes to stop. */
-	seat->has_lease = false;
+	/* The lease is void: stopping gives its handle back (nothing is
+	 * revoked), then the processes stop. */
 	switch (seat->state) {
 	case SEAT_STARTING:
 	case SEAT_RUNNING:

@@ -140,10 +140,7 @@ static void lessor_lost(void *data, const char *why) {
 	log_error("lost the %s lessor: %s; every seat stops until it is back", sup->impl->name,
 			why);
 	sup->lessor_dead = true;
-	/* Its leases are void: forget them, the lessor frees them. */
-	for (size_t i = 0; i < sup->n_runners; i++) {
-		sup->runners[i]->lease = NULL;
-	}
+	/* Its leases are void (lease_is_void): each seat gives its back as it stops. */
 	for (size_t i = 0; i < sup->n_runners; i++) {
 		seat_lessor_lost(&sup->runners[i]->seat);
 	}
@@ -217,8 +214,8 @@ static uint64_t now_us(clockid_t clock) {
 
 static void op_release(struct seat *seat) {
 	struct runner *r = runner_of(seat);
-	if (r->lease != NULL && r->sup->lessor != NULL && !r->sup->lessor_dead) {
-		r->sup->impl->release(r->sup->lessor, r->lease);
+	if (r->lease != NULL) {
+		lease_release(r->lease);
 	}
 	r->lease = NULL;
 	if (r->exit_seen_us != 0) {
@@ -773,8 +770,8 @@ static struct runner *add_runner(struct supervisor *sup, struct seatmap *map,
 
 /* Everything the runner holds; it must be idle, or the supervisor ending. */
 static void destroy_runner(struct supervisor *sup, struct runner *r) {
-	if (r->lease != NULL && sup->lessor != NULL && !sup->lessor_dead) {
-		sup->impl->release(sup->lessor, r->lease);
+	if (r->lease != NULL) {
+		lease_release(r->lease);
 	}
 	stop_watching_ready(r);
 	end_seat_run(r);
