@@ -11,7 +11,8 @@
 /*
  * Where leases come from. Two implementations share this interface:
  * lease-x11.c (RandR 1.6 CreateLease from the running X server) and
- * lease-drm.c (drmModeCreateLease as the card's DRM master).
+ * lease-drm.c (drmModeCreateLease as the card's DRM master), both backends
+ * of the one lease algorithm and record of leases in lease.h.
  */
 
 #define LEASE_MAX_OBJECTS 16
