@@ -50,7 +50,8 @@ void lessor_link_shutdown(struct lessor_link *link);
  * is no lessor. */
 enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_config *seat,
 		struct lease **out, char *err, size_t errlen);
-/* Frees lease; a no-op when the lessor that gave it is gone (it was void). */
+/* Gives lease back (lease_release()): revoked and freed, or only freed
+ * when the lessor that gave it is gone (then it was void already). */
 void lessor_link_release(struct lessor_link *link, struct lease *lease);
 
 #endif

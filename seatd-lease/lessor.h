@@ -11,7 +11,8 @@
 /*
  * Where leases come from. Two implementations share this interface:
  * lease-x11.c (RandR 1.6 CreateLease from the running X server) and
- * lease-drm.c (drmModeCreateLease as the card's DRM master).
+ * lease-drm.c (drmModeCreateLease as the card's DRM master), both backends
+ * of the one lease algorithm and record of leases in lease.h.
  */
 
 #define LEASE_MAX_OBJECTS 16
@@ -42,7 +43,8 @@ struct lessor_listener {
 	/* Outputs were added, connected or freed: waiting seats should retry. */
 	void (*available)(void *data);
 	/* The lessor is gone (the primary X server exited, the card went
-	 * away): every lease it gave is void. The lessor must be destroyed. */
+	 * away): every lease it gave is void already (lease_is_void()), each
+	 * handle valid until lease_release(). The lessor must be destroyed. */
 	void (*lost)(void *data, const char *why);
 	void *data;
 };
@@ -74,11 +76,23 @@ struct lessor_impl {
 			char *err, size_t errlen);
 	/* Revokes the lease and closes its fd; frees lease. The outputs go back
 	 * to the lessor at once (x11: once the X server reads the FreeLease,
-	 * which is not waited for). */
+	 * which is not waited for). The same as lease_release(). */
 	void (*release)(struct lessor *lessor, struct lease *lease);
-	/* Releases every lease still held, disconnects, frees. */
+	/* Revokes every lease still held, disconnects, frees. The leases it
+	 * gave become void, their handles valid until lease_release(). */
 	void (*destroy)(struct lessor *lessor);
 };
+
+/*
+ * A lease handle stays valid until given back here, whatever happens to its
+ * lessor: a live lease is revoked and its fd closed; a void one (its lessor
+ * lost or destroyed) is only freed. Frees lease.
+ */
+void lease_release(struct lease *lease);
+
+/* Whether the lessor that gave the lease is lost or destroyed: fd is -1
+ * then, and the lease is to be given back with lease_release(). */
+bool lease_is_void(const struct lease *lease);
 
 extern const struct lessor_impl lessor_x11_impl;
 extern const struct lessor_impl lessor_drm_impl;

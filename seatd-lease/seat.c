@@ -266,8 +266,8 @@ void seat_available(struct seat *seat) {
 }
 
 void seat_lessor_lost(struct seat *seat) {
-	/* The lease is void: nothing to revoke, only processes to stop. */
-	seat->lease = NULL;
+	/* The lease is void: stopping gives its handle back (nothing is
+	 * revoked), then the processes stop. */
 	switch (seat->state) {
 	case SEAT_ASSIGNING_INPUTS:
 	case SEAT_STARTING:
