@@ -4,14 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-
-static void *xrealloc(void *p, size_t size) {
-	void *q = realloc(p, size);
-	if (q == NULL) {
-		abort();
-	}
-	return q;
-}
+#include "xalloc.h"
 
 static void count_more(struct diag_list *list, enum diag_level level) {
 	if (level == DIAG_ERROR) {

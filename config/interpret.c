@@ -7,6 +7,7 @@
 #include "interpret.h"
 #include "keys.h"
 #include "values.h"
+#include "xalloc.h"
 
 #define DEFAULT_XSERVER "/usr/lib/xorg/Xorg"
 #define DEFAULT_CARD "/dev/dri/card0"
@@ -36,14 +37,6 @@ static void error(struct ctx *c, int line, const char *fmt, ...) {
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	diag_add(c->diags, DIAG_ERROR, c->file, line, "%s", buf);
-}
-
-static char *xstrdup(const char *s) {
-	char *p = strdup(s);
-	if (p == NULL) {
-		abort();
-	}
-	return p;
 }
 
 static void set_string(char **field, const char *value) {

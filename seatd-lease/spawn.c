@@ -17,26 +17,7 @@
 
 #include "spawn.h"
 #include "values.h"
-
-static char *xstrdup(const char *s) {
-	char *p = strdup(s != NULL ? s : "");
-	if (p == NULL) {
-		abort();
-	}
-	return p;
-}
-
-__attribute__((format(printf, 1, 2)))
-static char *xasprintf(const char *fmt, ...) {
-	va_list ap;
-	char *out;
-	va_start(ap, fmt);
-	if (vasprintf(&out, fmt, ap) < 0) {
-		abort();
-	}
-	va_end(ap);
-	return out;
-}
+#include "xalloc.h"
 
 bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen) {
 	errno = 0;
