@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "match.h"
+#include "xalloc.h"
 
 static const char *const prefixes[] = {
 	[MATCH_PATH] = "path",
@@ -261,6 +262,12 @@ bool input_match_equal(const struct input_match *a, const struct input_match *b)
 		return a->vendor == b->vendor && a->product == b->product;
 	}
 	return strcmp(a->pattern, b->pattern) == 0;
+}
+
+struct input_match input_match_copy(const struct input_match *match) {
+	struct input_match copy = *match;
+	copy.pattern = match->pattern != NULL ? xstrdup(match->pattern) : NULL;
+	return copy;
 }
 
 void input_match_finish(struct input_match *match) {

@@ -66,6 +66,9 @@ char *input_match_format(const struct input_match *match);
 
 bool input_match_equal(const struct input_match *a, const struct input_match *b);
 
+/* A deep copy (its own pattern); aborts when out of memory. */
+struct input_match input_match_copy(const struct input_match *match);
+
 void input_match_finish(struct input_match *match);
 
 const char *match_kind_prefix(enum match_kind kind);

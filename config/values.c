@@ -7,6 +7,7 @@
 #include <sys/un.h>
 
 #include "values.h"
+#include "xalloc.h"
 
 __attribute__((format(printf, 3, 4)))
 static bool fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -25,6 +26,21 @@ void strv_free(char **words) {
 		free(*w);
 	}
 	free(words);
+}
+
+char **strv_copy(char *const *words) {
+	if (words == NULL) {
+		return NULL;
+	}
+	size_t n = 0;
+	while (words[n] != NULL) {
+		n++;
+	}
+	char **copy = xcalloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = xstrdup(words[i]);
+	}
+	return copy;
 }
 
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen) {

@@ -16,6 +16,9 @@
  * backslash escapes the next character outside single quotes. */
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen);
 void strv_free(char **words);
+/* A deep copy of a NULL-terminated word list (NULL for NULL); aborts when
+ * out of memory. */
+char **strv_copy(char *const *words);
 
 /* 1500ms, 2s, 1min, 1h, or a bare number of seconds. */
 bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen);

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "control.h"
 #include "identify.h"
+#include "load.h"
 #include "log.h"
 #include "supervisor.h"
 #include "values.h"
@@ -144,7 +145,7 @@ int main(int argc, char *argv[]) {
 		if (nargs > 0) {
 			return usage_error("run takes no arguments, got '%s'", args[0]);
 		}
-		struct seatmap *map = load_seatmap_or_report(config);
+		struct seatmap *map = seatmap_load_reported(config, NULL, stderr, "nothing was started");
 		if (map == NULL) {
 			return 1;
 		}
@@ -155,7 +156,7 @@ int main(int argc, char *argv[]) {
 		if (nargs != 1) {
 			return usage_error("seat takes exactly one seat NAME");
 		}
-		struct seatmap *map = load_seatmap_or_report(config);
+		struct seatmap *map = seatmap_load_reported(config, NULL, stderr, "nothing was started");
 		if (map == NULL) {
 			return 1;
 		}

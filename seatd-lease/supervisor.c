@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "check.h"
+#include "load.h"
 #include "control.h"
 #include "display.h"
 #include "input.h"
@@ -900,7 +900,8 @@ static int reload(struct supervisor *sup, FILE *out) {
 		abort();
 	}
 	notify_reloading();
-	struct seatmap *map = load_seatmap(sup->map->path, report, "nothing changed");
+	struct seatmap *map = seatmap_load_reported(sup->map->path, sup->map, report,
+			"nothing changed");
 	int status = CONTROL_FAILED;
 	unsigned started = 0, stopped = 0, restarted = 0, kept = 0;
 	const char *changed = map != NULL ? seatmap_general_change(sup->map, map) : NULL;
