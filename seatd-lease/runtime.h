@@ -53,8 +53,9 @@ void runtime_seat_unmount(const char *runtime_dir, const char *seat);
  * root's, writable by root alone, with the marker. -1 otherwise. */
 int runtime_seat_dir_open(const char *dir);
 
-/* Writes a new file name in dir (one there before is removed), owned by
- * uid:gid with mode. */
+/* Writes a new file name in the seat directory dir (runtime_seat_dir_open),
+ * owned by uid:gid with mode, in place of one there before (file_write_at).
+ * 0, or -1 with errno set. */
 int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
 		mode_t mode, uid_t uid, gid_t gid);
 
