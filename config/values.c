@@ -289,6 +289,16 @@ bool seat_name_valid(const char *name) {
 	return true;
 }
 
+const char *seat_id(const char *name, char buf[SEAT_ID_MAX]) {
+	snprintf(buf, SEAT_ID_MAX, SEAT_ID_PREFIX "%s", name);
+	return buf;
+}
+
+const char *seat_id_name(const char *id) {
+	size_t n = strlen(SEAT_ID_PREFIX);
+	return id != NULL && strncmp(id, SEAT_ID_PREFIX, n) == 0 ? id + n : NULL;
+}
+
 bool user_name_valid(const char *name, char *err, size_t errlen) {
 	size_t len = strlen(name);
 	bool ok = len > 0 && len <= 32 && name[0] != '-';

@@ -78,7 +78,8 @@ char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 	argv[n++] = xstrdup(map->xserver);
 	argv[n++] = xasprintf(":%d", seat->display);
 	argv[n++] = xstrdup("-seat");
-	argv[n++] = xasprintf("seat-%s", seat->name);
+	char id[SEAT_ID_MAX];
+	argv[n++] = xstrdup(seat_id(seat->name, id));
 	argv[n++] = xstrdup("-masterfd");
 	argv[n++] = xasprintf("%d", SPAWN_LEASE_FD);
 	argv[n++] = xstrdup("-displayfd");
