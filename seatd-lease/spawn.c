@@ -19,6 +19,26 @@
 #include "values.h"
 #include "xalloc.h"
 
+/* The user's supplementary groups, as initgroups() would set them: here,
+ * in the parent, since NSS is no business of a child between fork and
+ * exec (it is not async-signal-safe). */
+static bool lookup_groups(struct seat_user *user) {
+	int n = 16;
+	for (int tries = 0; tries < 4; tries++) {
+		user->groups = xrealloc(user->groups, (size_t)n * sizeof(gid_t));
+		int want = n;
+		if (getgrouplist(user->name, user->gid, user->groups, &want) >= 0) {
+			user->n_groups = (size_t)want;
+			return true;
+		}
+		if (want <= n) {
+			break;
+		}
+		n = want; /* the list grew, or our guess was short: its size now */
+	}
+	return false;
+}
+
 bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen) {
 	errno = 0;
 	struct passwd *pw = getpwnam(name);
@@ -38,6 +58,11 @@ bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_
 		.home = xstrdup(pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : "/"),
 		.shell = xstrdup(pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh"),
 	};
+	if (!lookup_groups(user)) {
+		snprintf(err, errlen, "cannot list the groups of user %s", name);
+		seat_user_finish(user);
+		return false;
+	}
 	return true;
 }
 
@@ -45,6 +70,7 @@ void seat_user_finish(struct seat_user *user) {
 	free(user->name);
 	free(user->home);
 	free(user->shell);
+	free(user->groups);
 	*user = (struct seat_user){0};
 }
 
@@ -148,7 +174,7 @@ static const char *const step_names[] = {
 	[STEP_CGROUP] = "joining the seat's cgroup",
 	[STEP_SESSION] = "setsid",
 	[STEP_LIMITS] = "setrlimit",
-	[STEP_GROUPS] = "initgroups",
+	[STEP_GROUPS] = "setgroups",
 	[STEP_GID] = "setgid",
 	[STEP_UID] = "setuid",
 	[STEP_ROOT_REGAINED] = "dropping root (it could be regained)",
@@ -217,7 +243,7 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	}
 
 	const struct seat_user *u = req->user;
-	if (initgroups(u->name, u->gid) != 0) {
+	if (setgroups(u->n_groups, u->groups) != 0) {
 		child_fail(pipe_fd, STEP_GROUPS);
 	}
 	if (setgid(u->gid) != 0) {
@@ -278,8 +304,8 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, 
 		return -1;
 	}
 	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
-	/* Not waited for: until its exec the child looks up groups (NSS) and
-	 * enters its home, either of which may hang. The pipe tells, once the
+	/* Not waited for: until its exec the child enters its home, which may
+	 * hang (an NFS home). The pipe tells, once the
 	 * child has ended, whether it got as far as its program. */
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	*error_fd = fds[0];
