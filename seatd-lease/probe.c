@@ -4,17 +4,17 @@
 #include <string.h>
 
 #include "input.h"
+#include "outname.h"
 #include "probe.h"
 
-/* The kernel calls an output what modesetting calls HDMI-1 HDMI-A-1. */
+/* An output by its kernel name, or by modesetting's (outname.h). */
 static void print_output(const char *output) {
-	char pattern[256];
+	char pattern[256], kernel[128];
 	snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", output);
 	glob_t g;
-	if (glob(pattern, 0, NULL, &g) != 0 && strncmp(output, "HDMI-", 5) == 0 &&
-			strncmp(output, "HDMI-A-", 7) != 0) {
-		snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-HDMI-A-%s/status",
-				output + 5);
+	if (glob(pattern, 0, NULL, &g) != 0 &&
+			strcmp(output_name_kernel(output, kernel, sizeof(kernel)), output) != 0) {
+		snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", kernel);
 		glob(pattern, 0, NULL, &g);
 	}
 	if (g.gl_pathc == 0) {
