@@ -274,3 +274,17 @@ void input_match_finish(struct input_match *match) {
 	free(match->pattern);
 	match->pattern = NULL;
 }
+
+void input_overlap_format(char *buf, size_t len, const char *name, const char *node,
+		const char *const *seats, size_t n_seats) {
+	char list[512] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < n_seats && used < sizeof(list); i++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i > 0 ? " and " : "",
+				seats[i]);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	snprintf(buf, len, "input device %s (%s) is matched by seats %s; a device belongs to "
+			"one seat: make their inputs tell it apart", name != NULL ? name : "?",
+			node != NULL ? node : "?", list);
+}

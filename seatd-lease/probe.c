@@ -37,6 +37,17 @@ static void print_output(const char *output) {
 	globfree(&g);
 }
 
+static void print_overlap(const struct seatmap *map, const struct input_probe_device *dev) {
+	const char *names[sizeof(dev->seats) / sizeof(dev->seats[0])];
+	size_t n = 0;
+	for (; n < sizeof(dev->seats) / sizeof(dev->seats[0]) && dev->seats[n] >= 0; n++) {
+		names[n] = map->seats[dev->seats[n]].name;
+	}
+	char why[1024];
+	input_overlap_format(why, sizeof(why), dev->name, dev->node, names, n);
+	fprintf(stderr, "%s: error: %s\n", map->path, why);
+}
+
 int probe_print(const struct seatmap *map) {
 	size_t n;
 	struct input_probe_device *devices = input_probe(map, &n);
@@ -73,11 +84,7 @@ int probe_print(const struct seatmap *map) {
 					devices[d].id_path[0] ? devices[d].id_path : "(none)");
 		}
 		if (devices[d].seats[0] >= 0 && devices[d].seats[1] >= 0) {
-			fprintf(stderr, "%s: error: input device %s (%s) is matched by seats %s and %s; "
-					"a device belongs to one seat: make their inputs tell it apart\n",
-					map->path, devices[d].name, devices[d].node,
-					map->seats[devices[d].seats[0]].name,
-					map->seats[devices[d].seats[1]].name);
+			print_overlap(map, &devices[d]);
 			status = 1;
 		}
 	}
