@@ -112,10 +112,7 @@ bool input_match_parse(const char *word, struct input_match *out, char *err, siz
 	case MATCH_NAME:
 		break;
 	}
-	out->pattern = strdup(value);
-	if (out->pattern == NULL) {
-		abort();
-	}
+	out->pattern = xstrdup(value);
 	/* A sysfs prefix names a directory; a trailing slash would stop it matching itself. */
 	size_t len = strlen(out->pattern);
 	while (out->kind == MATCH_SYSFS && len > 5 && out->pattern[len - 1] == '/') {
@@ -176,10 +173,7 @@ static bool name_matches(const char *pattern, const char *name) {
 	if (trimmed == len || (plen > 0 && isspace((unsigned char)pattern[plen - 1]))) {
 		return fnmatch(pattern, name, 0) == 0;
 	}
-	char *copy = strndup(name, trimmed);
-	if (copy == NULL) {
-		abort();
-	}
+	char *copy = xstrndup(name, trimmed);
 	bool match = fnmatch(pattern, copy, 0) == 0;
 	free(copy);
 	return match;
@@ -233,10 +227,7 @@ char *input_match_format(const struct input_match *match) {
 		extra += *c == '"' || *c == '\\';
 	}
 	size_t len = strlen(match_kind_prefix(match->kind)) + 1 + strlen(p) + extra + 3;
-	char *out = malloc(len);
-	if (out == NULL) {
-		abort();
-	}
+	char *out = xrealloc(NULL, len);
 	char *o = out + sprintf(out, "%s:", match_kind_prefix(match->kind));
 	if (quote) {
 		*o++ = '"';

@@ -46,11 +46,8 @@ char **strv_copy(char *const *words) {
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen) {
 	size_t len = strlen(text);
 	/* Every word is shorter than the text, and there are at most len/2+1 words. */
-	char **out = calloc(len / 2 + 2, sizeof(*out));
-	char *buf = malloc(len + 1);
-	if (out == NULL || buf == NULL) {
-		abort();
-	}
+	char **out = xcalloc(len / 2 + 2, sizeof(*out));
+	char *buf = xrealloc(NULL, len + 1);
 	size_t count = 0;
 	const char *p = text;
 	for (;;) {
@@ -92,10 +89,7 @@ bool split_words(const char *text, char ***words, size_t *n, char *err, size_t e
 					quote, quote);
 		}
 		buf[blen] = '\0';
-		out[count] = strdup(buf);
-		if (out[count] == NULL) {
-			abort();
-		}
+		out[count] = xstrdup(buf);
 		count++;
 	}
 	free(buf);

@@ -15,6 +15,7 @@
 #include "match.h"
 #include "poller.h"
 #include "values.h"
+#include "xalloc.h"
 
 struct identify {
 	struct udev *udev;
@@ -63,10 +64,7 @@ static char *match_for(struct udev_device *dev) {
 		m.pattern = (char *)udev_device_get_syspath(behind_hub ? hub : usb);
 	} else if (id_path != NULL) {
 		/* path: takes a glob; ID_PATHs seldom hold its special characters. */
-		escaped = malloc(2 * strlen(id_path) + 1);
-		if (escaped == NULL) {
-			abort();
-		}
+		escaped = xrealloc(NULL, 2 * strlen(id_path) + 1);
 		char *o = escaped;
 		for (const char *c = id_path; *c != '\0'; c++) {
 			if (strchr("*?[]\\", *c) != NULL) {

@@ -17,6 +17,7 @@
 #include "pids.h"
 #include "runtime.h"
 #include "trusted.h"
+#include "xalloc.h"
 
 /* A seat user's tree is removed with at most this many directories open at
  * once: what lies deeper is moved up, and removed by a further pass. */
@@ -39,10 +40,7 @@ int runtime_dir_prepare(const char *runtime_dir) {
 	int fd = trusted_open(runtime_dir, O_RDONLY | O_DIRECTORY, S_IFDIR, err, sizeof(err));
 	if (fd < 0 && errno == ENOENT) {
 		/* Made where only root can make it: in a trusted parent. */
-		char *parent = strdup(runtime_dir);
-		if (parent == NULL) {
-			abort();
-		}
+		char *parent = xstrdup(runtime_dir);
 		size_t len = strlen(parent);
 		while (len > 1 && parent[len - 1] == '/') {
 			parent[--len] = '\0';

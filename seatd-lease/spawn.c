@@ -96,10 +96,7 @@ void seat_paths_finish(struct seat_paths *p) {
 
 char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 		const struct seat_paths *paths) {
-	char **argv = calloc(20 + seat->n_xserver_args, sizeof(char *));
-	if (argv == NULL) {
-		abort();
-	}
+	char **argv = xcalloc(20 + seat->n_xserver_args, sizeof(char *));
 	size_t n = 0;
 	argv[n++] = xstrdup(map->xserver);
 	argv[n++] = xasprintf(":%d", seat->display);
@@ -131,10 +128,7 @@ char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 }
 
 char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display) {
-	char **env = calloc(10, sizeof(char *));
-	if (env == NULL) {
-		abort();
-	}
+	char **env = xcalloc(10, sizeof(char *));
 	size_t n = 0;
 	env[n++] = xasprintf("HOME=%s", user->home);
 	env[n++] = xasprintf("USER=%s", user->name);
