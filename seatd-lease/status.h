@@ -29,7 +29,8 @@ struct seat_status {
 	const char *last_error;        /* "" when none */
 };
 
-/* Both return a malloc'd string ending in a newline. */
+/* Both return a malloc'd string ending in a newline; never NULL (they
+ * abort when out of memory). */
 char *status_table(const struct seat_status *seats, size_t n);
 char *status_json(const struct seat_status *seats, size_t n);
 
