@@ -14,16 +14,10 @@ static const char *const reserved_args[] = {
 };
 
 void interp_error(struct interp_ctx *c, int line, const char *fmt, ...) {
-	if (!diag_wanted(c->diags, line)) {
-		diag_count(c->diags, DIAG_ERROR);
-		return;
-	}
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	diag_vadd(c->diags, DIAG_ERROR, c->file, line, fmt, ap);
 	va_end(ap);
-	diag_add(c->diags, DIAG_ERROR, c->file, line, "%s", buf);
 }
 
 static void set_string(char **field, const char *value) {

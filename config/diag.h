@@ -1,6 +1,7 @@
 #ifndef SEATD_LEASE_DIAG_H
 #define SEATD_LEASE_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,11 @@ struct diag_list {
 __attribute__((format(printf, 5, 6)))
 void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
 		const char *fmt, ...);
+/* The same with a va_list, for wrappers: the message is formatted only if
+ * it is kept. */
+__attribute__((format(printf, 5, 0)))
+void diag_vadd(struct diag_list *list, enum diag_level level, const char *file, int line,
+		const char *fmt, va_list ap);
 
 /* Whether a diagnostic on line would be kept. If not, a caller may skip the
  * work of its message and only count it. */

@@ -15,16 +15,10 @@
 __attribute__((format(printf, 5, 6)))
 static void report(struct diag_list *diags, enum diag_level level, const struct seatmap *map,
 		int line, const char *fmt, ...) {
-	if (!diag_wanted(diags, line)) {
-		diag_count(diags, level);
-		return;
-	}
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	diag_vadd(diags, level, map->path, line, fmt, ap);
 	va_end(ap);
-	diag_add(diags, level, map->path, line, "%s", buf);
 }
 
 #define error(...) report(diags, DIAG_ERROR, map, __VA_ARGS__)
