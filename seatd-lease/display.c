@@ -219,9 +219,9 @@ static int open_socket_dir(void) {
 	if (tmp < 0) {
 		return -1;
 	}
-	int fd = openat(tmp, SOCKET_DIR + 5, DIR_FLAGS);
-	if (fd < 0 && errno == ENOENT && mkdirat(tmp, SOCKET_DIR + 5, 01777) == 0) {
-		fd = openat(tmp, SOCKET_DIR + 5, DIR_FLAGS);
+	int fd = openat(tmp, &SOCKET_DIR[5], DIR_FLAGS);
+	if (fd < 0 && errno == ENOENT && mkdirat(tmp, &SOCKET_DIR[5], 01777) == 0) {
+		fd = openat(tmp, &SOCKET_DIR[5], DIR_FLAGS);
 		if (fd >= 0) {
 			fchmod(fd, 01777); /* past the umask */
 		}
