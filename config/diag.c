@@ -4,14 +4,7 @@
 #include <string.h>
 
 #include "diag.h"
-
-static void *xrealloc(void *p, size_t size) {
-	void *q = realloc(p, size);
-	if (q == NULL) {
-		abort();
-	}
-	return q;
-}
+#include "xalloc.h"
 
 static void count_more(struct diag_list *list, enum diag_level level) {
 	if (level == DIAG_ERROR) {
@@ -73,6 +66,14 @@ static bool make_room(struct diag_list *list, size_t pos) {
 
 void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
 		const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(list, level, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void diag_vadd(struct diag_list *list, enum diag_level level, const char *file, int line,
+		const char *fmt, va_list ap) {
 	size_t pos = insert_position(list, line);
 	if (!make_room(list, pos)) {
 		diag_count(list, level);
@@ -85,15 +86,9 @@ void diag_add(struct diag_list *list, enum diag_level level, const char *file, i
 	}
 	struct diag *d = &list->items[pos];
 	d->level = level;
-	d->file = strdup(file ? file : "");
+	d->file = xstrdup(file);
 	d->line = line;
-	va_list ap;
-	va_start(ap, fmt);
 	if (vasprintf(&d->message, fmt, ap) < 0) {
-		abort();
-	}
-	va_end(ap);
-	if (d->file == NULL) {
 		abort();
 	}
 }

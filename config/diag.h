@@ -1,6 +1,7 @@
 #ifndef SEATD_LEASE_DIAG_H
 #define SEATD_LEASE_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -33,15 +34,24 @@ struct diag_list {
 	size_t more_errors, more_warnings; /* added but not kept */
 };
 
+/* Adds a diagnostic (or only counts it, past DIAG_MAX_KEPT). file NULL is
+ * "". Cannot fail: aborts when out of memory. */
 __attribute__((format(printf, 5, 6)))
 void diag_add(struct diag_list *list, enum diag_level level, const char *file, int line,
 		const char *fmt, ...);
+/* The same with a va_list, for wrappers: the message is formatted only if
+ * it is kept. */
+__attribute__((format(printf, 5, 0)))
+void diag_vadd(struct diag_list *list, enum diag_level level, const char *file, int line,
+		const char *fmt, va_list ap);
 
 /* Whether a diagnostic on line would be kept. If not, a caller may skip the
  * work of its message and only count it. */
 bool diag_wanted(const struct diag_list *list, int line);
+/* Counts a diagnostic that is not kept. */
 void diag_count(struct diag_list *list, enum diag_level level);
 
+/* How many errors and warnings were added, kept or not. */
 size_t diag_errors(const struct diag_list *list);
 size_t diag_warnings(const struct diag_list *list);
 
@@ -49,6 +59,7 @@ size_t diag_warnings(const struct diag_list *list);
  * not kept, if any. */
 void diag_print(const struct diag_list *list, FILE *out);
 
+/* Frees what list holds and empties it. */
 void diag_list_finish(struct diag_list *list);
 
 /* The candidate closest to word, or NULL if none is close enough to suggest. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ini-doc.h"
+#include "xalloc.h"
 
 /*
  * inih does the key/value parsing and the continuation lines, but knows
@@ -36,22 +37,6 @@ struct reader {
 
 /* Past this many malformed lines the file is not a seat map at all. */
 #define MAX_SYNTAX_ERRORS 10
-
-static void *xrealloc(void *p, size_t n) {
-	p = realloc(p, n);
-	if (p == NULL) {
-		abort();
-	}
-	return p;
-}
-
-static char *xstrndup(const char *s, size_t n) {
-	char *p = strndup(s, n);
-	if (p == NULL) {
-		abort();
-	}
-	return p;
-}
 
 static bool valid_key_char(char c) {
 	return isalnum((unsigned char)c) || c == '_' || c == '-';

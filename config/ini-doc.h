@@ -36,8 +36,13 @@ struct ini_doc {
 #define INI_DOC_MAX_KEY 48
 #define INI_DOC_MAX_FILE (16 * 1024 * 1024)
 
+/* Reads text (len bytes, name for diagnostics) into doc, which it
+ * initialises. Every malformed line is a diagnostic in diags and is left
+ * out of doc; what is left is always a well-formed doc, to be freed with
+ * ini_doc_finish(). Aborts when out of memory. */
 void ini_doc_parse(const char *name, const char *text, size_t len, struct ini_doc *doc,
 		struct diag_list *diags);
+/* Frees what doc holds and zeroes it. */
 void ini_doc_finish(struct ini_doc *doc);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "match.h"
+#include "xalloc.h"
 
 static const char *const prefixes[] = {
 	[MATCH_PATH] = "path",
@@ -111,10 +112,7 @@ bool input_match_parse(const char *word, struct input_match *out, char *err, siz
 	case MATCH_NAME:
 		break;
 	}
-	out->pattern = strdup(value);
-	if (out->pattern == NULL) {
-		abort();
-	}
+	out->pattern = xstrdup(value);
 	/* A sysfs prefix names a directory; a trailing slash would stop it matching itself. */
 	size_t len = strlen(out->pattern);
 	while (out->kind == MATCH_SYSFS && len > 5 && out->pattern[len - 1] == '/') {
@@ -175,10 +173,7 @@ static bool name_matches(const char *pattern, const char *name) {
 	if (trimmed == len || (plen > 0 && isspace((unsigned char)pattern[plen - 1]))) {
 		return fnmatch(pattern, name, 0) == 0;
 	}
-	char *copy = strndup(name, trimmed);
-	if (copy == NULL) {
-		abort();
-	}
+	char *copy = xstrndup(name, trimmed);
 	bool match = fnmatch(pattern, copy, 0) == 0;
 	free(copy);
 	return match;
@@ -232,10 +227,7 @@ char *input_match_format(const struct input_match *match) {
 		extra += *c == '"' || *c == '\\';
 	}
 	size_t len = strlen(match_kind_prefix(match->kind)) + 1 + strlen(p) + extra + 3;
-	char *out = malloc(len);
-	if (out == NULL) {
-		abort();
-	}
+	char *out = xrealloc(NULL, len);
 	char *o = out + sprintf(out, "%s:", match_kind_prefix(match->kind));
 	if (quote) {
 		*o++ = '"';
@@ -263,7 +255,27 @@ bool input_match_equal(const struct input_match *a, const struct input_match *b)
 	return strcmp(a->pattern, b->pattern) == 0;
 }
 
+struct input_match input_match_copy(const struct input_match *match) {
+	struct input_match copy = *match;
+	copy.pattern = match->pattern != NULL ? xstrdup(match->pattern) : NULL;
+	return copy;
+}
+
 void input_match_finish(struct input_match *match) {
 	free(match->pattern);
 	match->pattern = NULL;
+}
+
+void input_overlap_format(char *buf, size_t len, const char *name, const char *node,
+		const char *const *seats, size_t n_seats) {
+	char list[512] = "";
+	size_t used = 0;
+	for (size_t i = 0; i < n_seats && used < sizeof(list); i++) {
+		int n = snprintf(list + used, sizeof(list) - used, "%s%s", i > 0 ? " and " : "",
+				seats[i]);
+		used += n > 0 ? (size_t)n : 0;
+	}
+	snprintf(buf, len, "input device %s (%s) is matched by seats %s; a device belongs to "
+			"one seat: make their inputs tell it apart", name != NULL ? name : "?",
+			node != NULL ? node : "?", list);
 }

@@ -66,8 +66,18 @@ char *input_match_format(const struct input_match *match);
 
 bool input_match_equal(const struct input_match *a, const struct input_match *b);
 
+/* A deep copy (its own pattern); aborts when out of memory. */
+struct input_match input_match_copy(const struct input_match *match);
+
 void input_match_finish(struct input_match *match);
 
 const char *match_kind_prefix(enum match_kind kind);
+
+/* The one report of an input device that the inputs of several seats match
+ * (the daemon's log, check --probe): "input device NAME (NODE) is matched by
+ * seats A and B; a device belongs to one seat: ...", into buf (cut short if
+ * len is too small). name may be NULL. Cannot fail. */
+void input_overlap_format(char *buf, size_t len, const char *name, const char *node,
+		const char *const *seats, size_t n_seats);
 
 #endif

@@ -1,15 +1,9 @@
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "ini-doc.h"
-#include "interpret.h"
 #include "seatmap.h"
 #include "values.h"
+#include "xalloc.h"
 
 const char *restart_policy_name(enum restart_policy policy) {
 	switch (policy) {
@@ -36,134 +30,58 @@ struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *nam
 	return NULL;
 }
 
-struct seatmap *seatmap_load_buffer(const char *name, const char *text, size_t len,
-		const struct seatmap_env *env, struct diag_list *diags) {
-	struct seatmap *map = calloc(1, sizeof(*map));
-	if (map == NULL || (map->path = strdup(name)) == NULL) {
-		abort();
+struct seat_config seat_config_copy(const struct seat_config *seat) {
+	struct seat_config copy = *seat;
+	copy.name = xstrdup(seat->name);
+	copy.outputs = strv_copy(seat->outputs);
+	copy.inputs = seat->n_inputs > 0 ? xcalloc(seat->n_inputs, sizeof(*copy.inputs)) : NULL;
+	for (size_t i = 0; i < seat->n_inputs; i++) {
+		copy.inputs[i] = input_match_copy(&seat->inputs[i]);
 	}
-	size_t before = diag_errors(diags);
-	struct ini_doc doc;
-	ini_doc_parse(name, text, len, &doc, diags);
-	seatmap_interpret(&doc, env, map, diags);
-	ini_doc_finish(&doc);
-	if (len == 0) {
-		diag_add(diags, DIAG_ERROR, name, 0, "the file is empty: a seat map needs at "
-				"least one [seat:NAME] section (see seats.ini.example)");
-	} else if (map->n_seats > 0 || diag_errors(diags) == before) {
-		/* A file that is not a seat map gains nothing from "no seats". */
-		seatmap_validate(map, env, diags);
-	}
-	return map;
+	copy.user = seat->user != NULL ? xstrdup(seat->user) : NULL;
+	copy.session = strv_copy(seat->session);
+	copy.xserver_args = strv_copy(seat->xserver_args);
+	copy.xorg_conf = seat->xorg_conf != NULL ? xstrdup(seat->xorg_conf) : NULL;
+	return copy;
 }
 
-/* sshd's StrictModes: as root, a seat map that others can change lets them
- * choose which program runs as whom. */
-static void check_ownership(const char *path, int fd, struct diag_list *diags) {
-	struct stat st;
-	if (fstat(fd, &st) == 0 && (st.st_uid != 0 || (st.st_mode & 022))) {
-		diag_add(diags, DIAG_ERROR, path, 0, "%s (owner uid %u, mode %04o); as root, "
-				"seatd-lease reads only a seat map that root owns and only root can "
-				"write: chown root %s && chmod go-w %s",
-				st.st_uid != 0 ? "is not owned by root" : "is writable by others",
-				(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), path, path);
-	}
-	char *copy = strdup(path);
-	if (copy == NULL) {
-		abort();
-	}
-	const char *dir = dirname(copy);
-	/* A sticky directory (/tmp) keeps others from replacing root's file. */
-	if (stat(dir, &st) == 0 && (st.st_uid != 0 ||
-			((st.st_mode & 022) && !(st.st_mode & S_ISVTX)))) {
-		diag_add(diags, DIAG_ERROR, path, 0, "its directory %s %s (mode %04o); as root, "
-				"seatd-lease reads only a seat map that no one but root can replace: "
-				"chown root %s && chmod go-w %s", dir, st.st_uid != 0
-				? "is not owned by root" : "is writable by others",
-				(unsigned)(st.st_mode & 07777), dir, dir);
-	}
-	free(copy);
+static char *copy_str(const char *s) {
+	return s != NULL ? xstrdup(s) : NULL;
 }
 
-struct seatmap *seatmap_load(const char *path, const struct seatmap_env *env,
-		struct diag_list *diags) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		diag_add(diags, DIAG_ERROR, path, 0, "cannot read the seat map: %s; check the path, "
-				"or pass another with --config FILE", strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-		}
-		return NULL;
+struct seatmap *seatmap_copy_seat(const struct seatmap *map, const struct seat_config *seat) {
+	struct seatmap *copy = xcalloc(1, sizeof(*copy));
+	*copy = *map;
+	copy->path = copy_str(map->path);
+	copy->display = copy_str(map->display);
+	copy->xauthority = copy_str(map->xauthority);
+	copy->card = copy_str(map->card);
+	copy->xserver = copy_str(map->xserver);
+	copy->runtime_dir = copy_str(map->runtime_dir);
+	copy->control_group = copy_str(map->control_group);
+	copy->seats = xcalloc(1, sizeof(*copy->seats));
+	copy->n_seats = 1;
+	copy->seats[0] = seat_config_copy(seat);
+	return copy;
+}
+
+void seat_config_finish(struct seat_config *s) {
+	free(s->name);
+	strv_free(s->outputs);
+	for (size_t j = 0; j < s->n_inputs; j++) {
+		input_match_finish(&s->inputs[j]);
 	}
-	if (!S_ISREG(st.st_mode)) {
-		diag_add(diags, DIAG_ERROR, path, 0, "is not a regular file; pass the seat map "
-				"itself with --config FILE");
-		close(fd);
-		return NULL;
-	}
-	if (st.st_size > INI_DOC_MAX_FILE) {
-		diag_add(diags, DIAG_ERROR, path, 0, "is %lld bytes; a seat map is at most %d MiB",
-				(long long)st.st_size, INI_DOC_MAX_FILE / (1024 * 1024));
-		close(fd);
-		return NULL;
-	}
-	if (env->as_root) {
-		check_ownership(path, fd, diags);
-	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	char *text = malloc(cap);
-	if (text == NULL) {
-		abort();
-	}
-	for (;;) {
-		ssize_t n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			diag_add(diags, DIAG_ERROR, path, 0, "cannot read the seat map: %s",
-					strerror(errno));
-			free(text);
-			close(fd);
-			return NULL;
-		}
-		if (n == 0) {
-			break;
-		}
-		len += (size_t)n;
-		if (len == cap) {
-			/* It grew since fstat; the size limit still holds. */
-			if (cap > INI_DOC_MAX_FILE) {
-				break;
-			}
-			cap *= 2;
-			text = realloc(text, cap);
-			if (text == NULL) {
-				abort();
-			}
-		}
-	}
-	close(fd);
-	struct seatmap *map = seatmap_load_buffer(path, text, len, env, diags);
-	free(text);
-	return map;
+	free(s->inputs);
+	free(s->user);
+	strv_free(s->session);
+	strv_free(s->xserver_args);
+	free(s->xorg_conf);
+	*s = (struct seat_config){0};
 }
 
 void seatmap_free_seats(struct seatmap *map) {
 	for (size_t i = 0; i < map->n_seats; i++) {
-		struct seat_config *s = &map->seats[i];
-		free(s->name);
-		strv_free(s->outputs);
-		for (size_t j = 0; j < s->n_inputs; j++) {
-			input_match_finish(&s->inputs[j]);
-		}
-		free(s->inputs);
-		free(s->user);
-		strv_free(s->session);
-		strv_free(s->xserver_args);
-		free(s->xorg_conf);
+		seat_config_finish(&map->seats[i]);
 	}
 	free(map->seats);
 	map->seats = NULL;

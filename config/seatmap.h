@@ -10,7 +10,7 @@
 
 /*
  * The seat map: what seats.ini says, parsed, defaulted and validated.
- * A seatmap that seatmap_load() returns with no errors in its diag list is
+ * The model only: loading is load.h's. A seatmap that seatmap_load() returns with no errors in its diag list is
  * complete: every seat has outputs, a user and a display; nothing needs to be
  * checked again by its users.
  */
@@ -101,22 +101,30 @@ struct seatmap_env {
 	 * system (check and run do; unit tests of pure parsing may not). */
 	bool system_checks;
 	bool as_root;           /* apply sshd-StrictModes ownership rules */
+	/* The map a reloading daemon runs, NULL otherwise: its seats keep
+	 * their automatic displays (seatmap_keep_displays in validate.h). */
+	const struct seatmap *previous;
 };
 
-/*
- * Parses and validates path. Returns a seatmap (possibly partial) and appends
- * every problem to diags; the map is usable only if diag_errors(diags) == 0.
- * Returns NULL only when the file could not be read at all.
- */
-struct seatmap *seatmap_load(const char *path, const struct seatmap_env *env,
-		struct diag_list *diags);
-
-/* The same, on text already in memory; name is used in diagnostics. */
-struct seatmap *seatmap_load_buffer(const char *name, const char *text, size_t len,
-		const struct seatmap_env *env, struct diag_list *diags);
-
+/* Frees map and all it holds; NULL is fine. */
 void seatmap_free(struct seatmap *map);
 
+/* Frees the seats of map (and empties its list), leaving the rest. */
+void seatmap_free_seats(struct seatmap *map);
+
+/* A deep copy of seat; aborts when out of memory. */
+struct seat_config seat_config_copy(const struct seat_config *seat);
+/*
+ * A runner's own copy of what it runs on: a seatmap of one seat, seat's
+ * settings and map's [general] ones, sharing nothing with map (a reload may
+ * free map while the seat still runs). Free with seatmap_free(). Aborts
+ * when out of memory.
+ */
+struct seatmap *seatmap_copy_seat(const struct seatmap *map, const struct seat_config *seat);
+/* Frees what seat holds and zeroes it. */
+void seat_config_finish(struct seat_config *seat);
+
+/* The seat of map named name, or NULL. */
 struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *name);
 
 /* Whether two seats would run the same way: every setting but the line
@@ -127,6 +135,7 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
  * (its lessor, its socket), or NULL if there is none. */
 const char *seatmap_general_change(const struct seatmap *a, const struct seatmap *b);
 
+/* "on-failure", "always", "never"; "x11", "drm". Never NULL. */
 const char *restart_policy_name(enum restart_policy policy);
 const char *lessor_kind_name(enum lessor_kind kind);
 

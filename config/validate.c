@@ -8,26 +8,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "interpret.h"
+#include "validate.h"
 #include "values.h"
-
-/* Auto-assigned seat displays start here, clear of the usual :0 and :1. */
-#define FIRST_AUTO_DISPLAY 10
-
+#include "xalloc.h"
 
 __attribute__((format(printf, 5, 6)))
 static void report(struct diag_list *diags, enum diag_level level, const struct seatmap *map,
 		int line, const char *fmt, ...) {
-	if (!diag_wanted(diags, line)) {
-		diag_count(diags, level);
-		return;
-	}
-	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	diag_vadd(diags, level, map->path, line, fmt, ap);
 	va_end(ap);
-	diag_add(diags, level, map->path, line, "%s", buf);
 }
 
 #define error(...) report(diags, DIAG_ERROR, map, __VA_ARGS__)
@@ -104,8 +95,13 @@ static void check_shared(struct seatmap *map, struct diag_list *diags) {
 	}
 }
 
-static void assign_displays(struct seatmap *map, struct diag_list *diags) {
-	int primary = map->lessor == LESSOR_X11 ? local_display_number(map->display) : -1;
+static int primary_display(const struct seatmap *map) {
+	return map->lessor == LESSOR_X11 ? local_display_number(map->display) : -1;
+}
+
+/* Explicit displays: not the primary's, and each seat's own. */
+static void check_displays(struct seatmap *map, struct diag_list *diags) {
+	int primary = primary_display(map);
 	for (size_t j = 0; j < map->n_seats; j++) {
 		struct seat_config *b = &map->seats[j];
 		if (b->display_auto) {
@@ -125,20 +121,48 @@ static void assign_displays(struct seatmap *map, struct diag_list *diags) {
 			}
 		}
 	}
+}
+
+/* Whether display n is the primary's or already a seat's of map. */
+static bool display_taken(const struct seatmap *map, int primary, int n) {
+	if (n == primary) {
+		return true;
+	}
+	for (size_t i = 0; i < map->n_seats; i++) {
+		if (map->seats[i].display == n) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void seatmap_keep_displays(struct seatmap *map, const struct seatmap *old) {
+	int primary = primary_display(map);
+	for (size_t j = 0; j < map->n_seats; j++) {
+		if (map->seats[j].display_auto) {
+			map->seats[j].display = -1;
+		}
+	}
+	for (size_t j = 0; old != NULL && j < map->n_seats; j++) {
+		struct seat_config *s = &map->seats[j];
+		const struct seat_config *was = s->display_auto ? seatmap_find_seat(old, s->name)
+			: NULL;
+		if (was != NULL && was->display_auto && was->display >= 0 &&
+				!display_taken(map, primary, was->display)) {
+			s->display = was->display;
+		}
+	}
+	/* A number an old seat had may still be held by its X server, which a
+	 * reload stops only after this map is in force: new seats skip those. */
 	int next = FIRST_AUTO_DISPLAY;
 	for (size_t j = 0; j < map->n_seats; j++) {
 		struct seat_config *s = &map->seats[j];
-		if (!s->display_auto) {
-			continue;
-		}
-		for (bool taken = true; taken; next++) {
-			taken = next == primary;
-			for (size_t i = 0; i < map->n_seats && !taken; i++) {
-				taken = !map->seats[i].display_auto && map->seats[i].display == next;
+		if (s->display_auto && s->display < 0) {
+			while (display_taken(map, primary, next) ||
+					(old != NULL && display_taken(old, -1, next))) {
+				next++;
 			}
-			if (!taken) {
-				s->display = next;
-			}
+			s->display = next++;
 		}
 	}
 }
@@ -174,11 +198,7 @@ static char *find_in_path(const char *name) {
 		size_t len = strcspn(dir, ":");
 		snprintf(path, sizeof(path), "%.*s/%s", (int)len, dir, name);
 		if (access(path, X_OK) == 0) {
-			char *full = strdup(path);
-			if (full == NULL) {
-				abort();
-			}
-			return full;
+			return xstrdup(path);
 		}
 		dir += len + (dir[len] == ':');
 	}
@@ -228,10 +248,7 @@ static void check_seat_system(struct seatmap *map, struct seat_config *s,
 /* The longest leading part of path that exists, resolved through symbolic
  * links, with the rest of path after it; NULL if it cannot be resolved. */
 static char *resolve_existing(const char *path) {
-	char *copy = strdup(path);
-	if (copy == NULL) {
-		abort();
-	}
+	char *copy = xstrdup(path);
 	char *cut = copy + strlen(copy);
 	char *resolved = NULL;
 	for (;;) {
@@ -276,7 +293,8 @@ void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
 	check_lessor(map, diags);
 	check_required(map, diags);
 	check_shared(map, diags);
-	assign_displays(map, diags);
+	check_displays(map, diags);
+	seatmap_keep_displays(map, env->previous);
 	if (!env->system_checks) {
 		return;
 	}

@@ -7,6 +7,7 @@
 #include <sys/un.h>
 
 #include "values.h"
+#include "xalloc.h"
 
 __attribute__((format(printf, 3, 4)))
 static bool fail(char *err, size_t errlen, const char *fmt, ...) {
@@ -27,14 +28,26 @@ void strv_free(char **words) {
 	free(words);
 }
 
+char **strv_copy(char *const *words) {
+	if (words == NULL) {
+		return NULL;
+	}
+	size_t n = 0;
+	while (words[n] != NULL) {
+		n++;
+	}
+	char **copy = xcalloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = xstrdup(words[i]);
+	}
+	return copy;
+}
+
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen) {
 	size_t len = strlen(text);
 	/* Every word is shorter than the text, and there are at most len/2+1 words. */
-	char **out = calloc(len / 2 + 2, sizeof(*out));
-	char *buf = malloc(len + 1);
-	if (out == NULL || buf == NULL) {
-		abort();
-	}
+	char **out = xcalloc(len / 2 + 2, sizeof(*out));
+	char *buf = xrealloc(NULL, len + 1);
 	size_t count = 0;
 	const char *p = text;
 	for (;;) {
@@ -76,10 +89,7 @@ bool split_words(const char *text, char ***words, size_t *n, char *err, size_t e
 					quote, quote);
 		}
 		buf[blen] = '\0';
-		out[count] = strdup(buf);
-		if (out[count] == NULL) {
-			abort();
-		}
+		out[count] = xstrdup(buf);
 		count++;
 	}
 	free(buf);
@@ -271,6 +281,16 @@ bool seat_name_valid(const char *name) {
 		}
 	}
 	return true;
+}
+
+const char *seat_id(const char *name, char buf[SEAT_ID_MAX]) {
+	snprintf(buf, SEAT_ID_MAX, SEAT_ID_PREFIX "%s", name);
+	return buf;
+}
+
+const char *seat_id_name(const char *id) {
+	size_t n = strlen(SEAT_ID_PREFIX);
+	return id != NULL && strncmp(id, SEAT_ID_PREFIX, n) == 0 ? id + n : NULL;
 }
 
 bool user_name_valid(const char *name, char *err, size_t errlen) {

@@ -16,6 +16,9 @@
  * backslash escapes the next character outside single quotes. */
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen);
 void strv_free(char **words);
+/* A deep copy of a NULL-terminated word list (NULL for NULL); aborts when
+ * out of memory. */
+char **strv_copy(char *const *words);
 
 /* 1500ms, 2s, 1min, 1h, or a bare number of seconds. */
 bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen);
@@ -39,6 +42,17 @@ bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, 
 /* 1 to 32 letters, digits, '-' or '_': it becomes part of file names and of
  * the X server's seat-NAME. */
 bool seat_name_valid(const char *name);
+
+/* A seat's udev seat id, "seat-NAME": the ID_SEAT its input devices get,
+ * the X server's -seat, the name of its cgroup. SEAT_ID_MAX holds the id of
+ * any valid seat name and its terminator. */
+#define SEAT_ID_PREFIX "seat-"
+#define SEAT_ID_MAX (sizeof(SEAT_ID_PREFIX) + 32)
+/* Writes name's seat id to buf and returns buf (cut short if name is not
+ * valid). Cannot fail. */
+const char *seat_id(const char *name, char buf[SEAT_ID_MAX]);
+/* The seat name in a seat id, or NULL if id (which may be NULL) is not one. */
+const char *seat_id_name(const char *id);
 
 /* Whether name may be a seat's user: 1 to 32 letters, digits, '.', '_' or
  * '-', not starting with '-'. It becomes the OWNER= of a udev rule, where

@@ -14,8 +14,7 @@
 #include "cgroup.h"
 #include "log.h"
 #include "poller.h"
-
-#define SEAT_PREFIX "seat-"
+#include "values.h"
 
 struct cgroups {
 	int base_fd;
@@ -127,8 +126,8 @@ void cgroups_close(struct cgroups *cg) {
 }
 
 static int open_seat(struct cgroups *cg, const char *seat) {
-	char name[256];
-	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	char name[SEAT_ID_MAX];
+	seat_id(seat, name);
 	return open_dir_at(cg->base_fd, name);
 }
 
@@ -181,8 +180,8 @@ int cgroups_seat_kill(struct cgroups *cg, const char *seat) {
 }
 
 int cgroups_seat_procs(struct cgroups *cg, const char *seat, char *err, size_t errlen) {
-	char name[256];
-	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	char name[SEAT_ID_MAX];
+	seat_id(seat, name);
 	if (mkdirat(cg->base_fd, name, 0755) != 0 && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create cgroup %s: %s", name, strerror(errno));
 		return -1;
@@ -239,8 +238,8 @@ int cgroups_seat_remove(struct cgroups *cg, const char *seat, int timeout_ms) {
 	kill_dir(dir);
 	bool populated = still_populated(dir, timeout_ms);
 	close(dir);
-	char name[256];
-	snprintf(name, sizeof(name), SEAT_PREFIX "%s", seat);
+	char name[SEAT_ID_MAX];
+	seat_id(seat, name);
 	if (populated || unlinkat(cg->base_fd, name, AT_REMOVEDIR) != 0) {
 		log_warning("seat %s: cannot remove its cgroup %s: %s", seat, name,
 				populated ? "processes are still in it" : strerror(errno));
@@ -259,9 +258,8 @@ int cgroups_clean_stale(struct cgroups *cg, bool (*keep)(const char *seat, void 
 	int killed = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		const char *seat = e->d_name + strlen(SEAT_PREFIX);
-		if (e->d_type != DT_DIR || strncmp(e->d_name, SEAT_PREFIX, strlen(SEAT_PREFIX)) != 0 ||
-				(keep != NULL && keep(seat, data))) {
+		const char *seat = seat_id_name(e->d_name);
+		if (e->d_type != DT_DIR || seat == NULL || (keep != NULL && keep(seat, data))) {
 			continue;
 		}
 		int n = cgroups_seat_kill(cg, seat);

@@ -21,6 +21,7 @@ struct cgroups;
 /* The daemon's place in the cgroup tree; NULL (and err says why) if
  * seats cannot have cgroups here. */
 struct cgroups *cgroups_open(char *err, size_t errlen);
+/* Closes cg (NULL is fine); the seats' cgroups stay. */
 void cgroups_close(struct cgroups *cg);
 
 /*

@@ -3,33 +3,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "load.h"
 #include "probe.h"
 #include "values.h"
-
-struct seatmap *load_seatmap(const char *path, FILE *report, const char *consequence) {
-	struct seatmap_env env = {
-		.display = getenv("DISPLAY"),
-		.xauthority = getenv("XAUTHORITY"),
-		.system_checks = true,
-		.as_root = geteuid() == 0,
-	};
-	struct diag_list diags = {0};
-	struct seatmap *map = seatmap_load(path, &env, &diags);
-	diag_print(&diags, report);
-	size_t errors = diag_errors(&diags);
-	diag_list_finish(&diags);
-	if (errors > 0) {
-		fprintf(report, "%s: %zu error%s; %s\n", path, errors, errors == 1 ? "" : "s",
-				consequence);
-		seatmap_free(map);
-		return NULL;
-	}
-	return map;
-}
-
-struct seatmap *load_seatmap_or_report(const char *path) {
-	return load_seatmap(path, stderr, "nothing was started");
-}
 
 static void print_seat(const struct seat_config *s) {
 	printf("seat %s: outputs", s->name);
@@ -51,7 +27,7 @@ static void print_seat(const struct seat_config *s) {
 }
 
 int cmd_check(const char *path, bool probe) {
-	struct seatmap *map = load_seatmap_or_report(path);
+	struct seatmap *map = seatmap_load_reported(path, NULL, stderr, "nothing was started");
 	if (map == NULL) {
 		return 1;
 	}

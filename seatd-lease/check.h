@@ -6,16 +6,10 @@
 
 #include "seatmap.h"
 
-/* Loads and validates the seat map at path for this process (environment,
- * uid), printing every problem to report, and then how many there were and
- * the consequence ("nothing was started"). NULL if there were errors. */
-struct seatmap *load_seatmap(const char *path, FILE *report, const char *consequence);
-
-/* Loads and validates the seat map at path for this process (environment,
- * uid), printing every problem to stderr. Returns NULL if there were errors. */
-struct seatmap *load_seatmap_or_report(const char *path);
-
-/* `seatd-lease check [--probe]`: exit status 0 or 1. */
+/* `seatd-lease check [--probe]`: loads path as the daemon would
+ * (seatmap_load_reported), prints every problem to stderr or the seats to
+ * stdout (and with probe what each would get now). Returns the exit
+ * status: 0 for a good map, 1 otherwise. */
 int cmd_check(const char *path, bool probe);
 
 #endif

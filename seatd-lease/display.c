@@ -18,6 +18,7 @@
 #include "display.h"
 #include "log.h"
 #include "runtime.h"
+#include "xalloc.h"
 
 #define SOCKET_DIR "/tmp/.X11-unix"
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -218,9 +219,9 @@ static int open_socket_dir(void) {
 	if (tmp < 0) {
 		return -1;
 	}
-	int fd = openat(tmp, SOCKET_DIR + 5, DIR_FLAGS);
-	if (fd < 0 && errno == ENOENT && mkdirat(tmp, SOCKET_DIR + 5, 01777) == 0) {
-		fd = openat(tmp, SOCKET_DIR + 5, DIR_FLAGS);
+	int fd = openat(tmp, &SOCKET_DIR[5], DIR_FLAGS);
+	if (fd < 0 && errno == ENOENT && mkdirat(tmp, &SOCKET_DIR[5], 01777) == 0) {
+		fd = openat(tmp, &SOCKET_DIR[5], DIR_FLAGS);
 		if (fd >= 0) {
 			fchmod(fd, 01777); /* past the umask */
 		}
@@ -422,9 +423,7 @@ int display_prepare(struct display_hold *hold, const char *seat, const char *sea
 	bool done;
 	if (own_socket_dirs()) {
 		free(hold->link_target);
-		if (asprintf(&hold->link_target, "%s/tmp/.X11-unix/%s", seat_dir, name) < 0) {
-			abort();
-		}
+		hold->link_target = xasprintf("%s/tmp/.X11-unix/%s", seat_dir, name);
 		done = put_link(dir, name, hold->link_target, seat, hold->display) == 0;
 	} else {
 		/* The X server is to make it: nothing else may be there. */

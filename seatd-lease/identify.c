@@ -15,6 +15,7 @@
 #include "match.h"
 #include "poller.h"
 #include "values.h"
+#include "xalloc.h"
 
 struct identify {
 	struct udev *udev;
@@ -63,10 +64,7 @@ static char *match_for(struct udev_device *dev) {
 		m.pattern = (char *)udev_device_get_syspath(behind_hub ? hub : usb);
 	} else if (id_path != NULL) {
 		/* path: takes a glob; ID_PATHs seldom hold its special characters. */
-		escaped = malloc(2 * strlen(id_path) + 1);
-		if (escaped == NULL) {
-			abort();
-		}
+		escaped = xrealloc(NULL, 2 * strlen(id_path) + 1);
 		char *o = escaped;
 		for (const char *c = id_path; *c != '\0'; c++) {
 			if (strchr("*?[]\\", *c) != NULL) {
@@ -162,7 +160,8 @@ static void handle_event(struct identify *id, struct libinput_event *ev) {
 	}
 }
 
-static int listen_all(struct identify *id, int timeout_s) {
+/* Opens every input device; how many were opened. */
+static int add_all(struct identify *id) {
 	int added = 0;
 	glob_t g;
 	if (glob("/dev/input/event*", 0, NULL, &g) == 0) {
@@ -171,6 +170,80 @@ static int listen_all(struct identify *id, int timeout_s) {
 		}
 		globfree(&g);
 	}
+	return added;
+}
+
+enum wait_end {
+	WAIT_COMPLETE,
+	WAIT_TIMED_OUT,
+	WAIT_INTERRUPTED,
+	WAIT_FAILED,
+};
+
+/* Handles events until --seat's line is complete (never without --seat),
+ * timeout_s passes (0: never) or a signal of sfd's arrives. */
+static enum wait_end wait_events(struct identify *id, int sfd, int timeout_s) {
+	uint64_t deadline = timeout_s > 0 ? poller_now_ms() + (uint64_t)timeout_s * 1000 : 0;
+	struct pollfd fds[] = {
+		{.fd = sfd, .events = POLLIN},
+		{.fd = libinput_get_fd(id->li), .events = POLLIN},
+		{.fd = id->monitor ? udev_monitor_get_fd(id->monitor) : -1, .events = POLLIN},
+	};
+	while (!seat_complete(id)) {
+		int wait = -1;
+		if (deadline != 0) {
+			uint64_t now = poller_now_ms();
+			if (now >= deadline) {
+				return WAIT_TIMED_OUT;
+			}
+			wait = (int)(deadline - now);
+		}
+		if (poll(fds, 3, wait) < 0 && errno != EINTR) {
+			fprintf(stderr, "seatd-lease identify: poll: %s\n", strerror(errno));
+			return WAIT_FAILED;
+		}
+		if (fds[0].revents != 0) {
+			return WAIT_INTERRUPTED;
+		}
+		if (fds[2].revents != 0) {
+			handle_udev(id);
+		}
+		libinput_dispatch(id->li);
+		struct libinput_event *ev;
+		while ((ev = libinput_get_event(id->li)) != NULL) {
+			if (!seat_complete(id)) {
+				handle_event(id, ev);
+			}
+			libinput_event_destroy(ev);
+		}
+	}
+	return WAIT_COMPLETE;
+}
+
+/* --seat's answer: its inputs = line, or why there is none. */
+static int print_seat_line(const struct identify *id, enum wait_end end, int timeout_s) {
+	if (!seat_complete(id)) {
+		const char *missing = id->keyboard == NULL && id->pointer == NULL ? "no key and no click"
+			: id->keyboard == NULL ? "no key" : "no click";
+		if (end == WAIT_TIMED_OUT) {
+			fprintf(stderr, "seatd-lease identify: %s in %d s; seat %s's line is not "
+					"complete\n", missing, timeout_s, id->seat);
+		} else if (end == WAIT_INTERRUPTED) {
+			fprintf(stderr, "seatd-lease identify: interrupted with %s yet; seat %s's "
+					"line is not complete\n", missing, id->seat);
+		}
+		return 1;
+	}
+	printf("[seat:%s]\ninputs = %s", id->seat, id->keyboard);
+	if (strcmp(id->keyboard, id->pointer) != 0) {
+		printf(" %s", id->pointer);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int listen_all(struct identify *id, int timeout_s) {
+	int added = add_all(id);
 	if (added == 0) {
 		fprintf(stderr, "seatd-lease identify: cannot open any input device under "
 				"/dev/input; run it as root\n");
@@ -192,65 +265,9 @@ static int listen_all(struct identify *id, int timeout_s) {
 		printf("listening on %d input devices: press keys or click (Ctrl-C ends)\n", added);
 	}
 	fflush(stdout);
-	uint64_t deadline = timeout_s > 0 ? poller_now_ms() + (uint64_t)timeout_s * 1000 : 0;
-	struct pollfd fds[] = {
-		{.fd = sfd, .events = POLLIN},
-		{.fd = libinput_get_fd(id->li), .events = POLLIN},
-		{.fd = id->monitor ? udev_monitor_get_fd(id->monitor) : -1, .events = POLLIN},
-	};
-	bool interrupted = false, timed_out = false;
-	while (!seat_complete(id)) {
-		int wait = -1;
-		if (deadline != 0) {
-			uint64_t now = poller_now_ms();
-			if (now >= deadline) {
-				timed_out = true;
-				break;
-			}
-			wait = (int)(deadline - now);
-		}
-		if (poll(fds, 3, wait) < 0 && errno != EINTR) {
-			fprintf(stderr, "seatd-lease identify: poll: %s\n", strerror(errno));
-			break;
-		}
-		if (fds[0].revents != 0) {
-			interrupted = true;
-			break;
-		}
-		if (fds[2].revents != 0) {
-			handle_udev(id);
-		}
-		libinput_dispatch(id->li);
-		struct libinput_event *ev;
-		while ((ev = libinput_get_event(id->li)) != NULL) {
-			if (!seat_complete(id)) {
-				handle_event(id, ev);
-			}
-			libinput_event_destroy(ev);
-		}
-	}
+	enum wait_end end = wait_events(id, sfd, timeout_s);
 	close(sfd);
-	if (id->seat == NULL) {
-		return 0;
-	}
-	if (!seat_complete(id)) {
-		const char *missing = id->keyboard == NULL && id->pointer == NULL ? "no key and no click"
-			: id->keyboard == NULL ? "no key" : "no click";
-		if (timed_out) {
-			fprintf(stderr, "seatd-lease identify: %s in %d s; seat %s's line is not "
-					"complete\n", missing, timeout_s, id->seat);
-		} else if (interrupted) {
-			fprintf(stderr, "seatd-lease identify: interrupted with %s yet; seat %s's "
-					"line is not complete\n", missing, id->seat);
-		}
-		return 1;
-	}
-	printf("[seat:%s]\ninputs = %s", id->seat, id->keyboard);
-	if (strcmp(id->keyboard, id->pointer) != 0) {
-		printf(" %s", id->pointer);
-	}
-	printf("\n");
-	return 0;
+	return id->seat == NULL ? 0 : print_seat_line(id, end, timeout_s);
 }
 
 static int identify(const char *seat, int timeout_s) {

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "control.h"
 #include "identify.h"
+#include "load.h"
 #include "log.h"
 #include "supervisor.h"
 #include "values.h"
@@ -83,7 +84,95 @@ static int control_command(const char *config, int argc, char **argv) {
 	return status;
 }
 
-int main(int argc, char *argv[]) {
+static int run_check(const char *config, bool config_given, int nargs, char **args) {
+	bool probe = false;
+	const char *file = NULL;
+	for (int i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--probe") == 0) {
+			probe = true;
+		} else if (args[i][0] == '-') {
+			return usage_error("unknown check option '%s'", args[i]);
+		} else if (file != NULL) {
+			return usage_error("check takes at most one FILE, got '%s'", args[i]);
+		} else {
+			file = args[i];
+		}
+	}
+	if (file != NULL && config_given) {
+		return usage_error("give the seat map once: --config or '%s', not both", file);
+	}
+	return cmd_check(file != NULL ? file : config, probe);
+}
+
+/* run (seat == NULL) or seat NAME. */
+static int run_seats(const char *config, const char *seat) {
+	struct seatmap *map = seatmap_load_reported(config, NULL, stderr, "nothing was started");
+	if (map == NULL) {
+		return 1;
+	}
+	int status = seat != NULL ? supervisor_run_seat(map, seat) : supervisor_run(map);
+	seatmap_free(map);
+	return status;
+}
+
+static int run_identify(int nargs, char **args) {
+	const char *seat = NULL;
+	int timeout = 0;
+	for (int i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
+			seat = args[++i];
+		} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
+			char *end;
+			long t = strtol(args[++i], &end, 10);
+			if (*end != '\0' || t <= 0 || t > 86400) {
+				return usage_error("--timeout takes seconds, 1 to 86400, not '%s'",
+						args[i]);
+			}
+			timeout = (int)t;
+		} else {
+			return usage_error("identify takes --seat NAME and --timeout SECONDS, "
+					"not '%s'", args[i]);
+		}
+	}
+	return cmd_identify(seat, timeout);
+}
+
+/* The commands for the running daemon; args[-1] is the command itself. */
+static int run_control(const char *config, const char *command, int nargs, char **args) {
+	if (strcmp(command, "status") == 0) {
+		if (nargs > 1 || (nargs == 1 && strcmp(args[0], "--json") != 0)) {
+			return usage_error("status takes --json or nothing, not '%s'", args[0]);
+		}
+	} else if (strcmp(command, "reload") == 0) {
+		if (nargs > 0) {
+			return usage_error("reload takes no arguments, got '%s'", args[0]);
+		}
+	} else if (nargs != 1) {
+		return usage_error("%s takes exactly one seat NAME", command);
+	} else if (!seat_name_valid(args[0])) {
+		return usage_error("'%s' is not a seat name", args[0]);
+	}
+	return control_command(config, nargs + 1, args - 1);
+}
+
+static bool is_control(const char *command) {
+	static const char *const names[] = {"status", "start", "stop", "restart", "reload", NULL};
+	for (size_t i = 0; names[i] != NULL; i++) {
+		if (strcmp(command, names[i]) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+struct options {
+	const char *config;
+	bool config_given;
+	int verbosity;
+};
+
+/* The options before the command: -1 to go on, else the exit status. */
+static int parse_options(int argc, char *argv[], struct options *o) {
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"verbose", no_argument, NULL, 'v'},
@@ -91,19 +180,17 @@ int main(int argc, char *argv[]) {
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	const char *config = DEFAULT_CONFIG;
-	bool config_given = false;
-	int verbosity = 0;
+	*o = (struct options){.config = DEFAULT_CONFIG};
 	int opt;
 	/* '+': options stop at the command, whose own arguments follow it. */
 	while ((opt = getopt_long(argc, argv, "+c:vh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			config = optarg;
-			config_given = true;
+			o->config = optarg;
+			o->config_given = true;
 			break;
 		case 'v':
-			verbosity++;
+			o->verbosity++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -116,91 +203,36 @@ int main(int argc, char *argv[]) {
 			return EXIT_USAGE;
 		}
 	}
-	log_set_level(verbosity >= 2 ? LOG_LEVEL_DEBUG : verbosity == 1 ? LOG_LEVEL_INFO
-			: LOG_LEVEL_NOTICE);
+	return -1;
+}
 
+int main(int argc, char *argv[]) {
+	struct options o;
+	int status = parse_options(argc, argv, &o);
+	if (status >= 0) {
+		return status;
+	}
+	log_set_level(o.verbosity >= 2 ? LOG_LEVEL_DEBUG : o.verbosity == 1 ? LOG_LEVEL_INFO
+			: LOG_LEVEL_NOTICE);
 	const char *command = optind < argc ? argv[optind++] : "run";
 	int nargs = argc - optind;
 	char **args = argv + optind;
 	if (strcmp(command, "check") == 0) {
-		bool probe = false;
-		const char *file = NULL;
-		for (int i = 0; i < nargs; i++) {
-			if (strcmp(args[i], "--probe") == 0) {
-				probe = true;
-			} else if (args[i][0] == '-') {
-				return usage_error("unknown check option '%s'", args[i]);
-			} else if (file != NULL) {
-				return usage_error("check takes at most one FILE, got '%s'", args[i]);
-			} else {
-				file = args[i];
-			}
-		}
-		if (file != NULL && config_given) {
-			return usage_error("give the seat map once: --config or '%s', not both", file);
-		}
-		return cmd_check(file != NULL ? file : config, probe);
+		return run_check(o.config, o.config_given, nargs, args);
 	} else if (strcmp(command, "run") == 0) {
 		if (nargs > 0) {
 			return usage_error("run takes no arguments, got '%s'", args[0]);
 		}
-		struct seatmap *map = load_seatmap_or_report(config);
-		if (map == NULL) {
-			return 1;
-		}
-		int status = supervisor_run(map);
-		seatmap_free(map);
-		return status;
+		return run_seats(o.config, NULL);
 	} else if (strcmp(command, "seat") == 0) {
 		if (nargs != 1) {
 			return usage_error("seat takes exactly one seat NAME");
 		}
-		struct seatmap *map = load_seatmap_or_report(config);
-		if (map == NULL) {
-			return 1;
-		}
-		int status = supervisor_run_seat(map, args[0]);
-		seatmap_free(map);
-		return status;
+		return run_seats(o.config, args[0]);
 	} else if (strcmp(command, "identify") == 0) {
-		const char *seat = NULL;
-		int timeout = 0;
-		for (int i = 0; i < nargs; i++) {
-			if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
-				seat = args[++i];
-			} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
-				char *end;
-				long t = strtol(args[++i], &end, 10);
-				if (*end != '\0' || t <= 0 || t > 86400) {
-					return usage_error("--timeout takes seconds, 1 to 86400, not '%s'",
-							args[i]);
-				}
-				timeout = (int)t;
-			} else {
-				return usage_error("identify takes --seat NAME and --timeout SECONDS, "
-						"not '%s'", args[i]);
-			}
-		}
-		return cmd_identify(seat, timeout);
-	} else if (strcmp(command, "status") == 0) {
-		if (nargs > 1 || (nargs == 1 && strcmp(args[0], "--json") != 0)) {
-			return usage_error("status takes --json or nothing, not '%s'", args[0]);
-		}
-		return control_command(config, nargs + 1, argv + optind - 1);
-	} else if (strcmp(command, "start") == 0 || strcmp(command, "stop") == 0 ||
-			strcmp(command, "restart") == 0) {
-		if (nargs != 1) {
-			return usage_error("%s takes exactly one seat NAME", command);
-		}
-		if (!seat_name_valid(args[0])) {
-			return usage_error("'%s' is not a seat name", args[0]);
-		}
-		return control_command(config, 2, argv + optind - 1);
-	} else if (strcmp(command, "reload") == 0) {
-		if (nargs > 0) {
-			return usage_error("reload takes no arguments, got '%s'", args[0]);
-		}
-		return control_command(config, 1, argv + optind - 1);
+		return run_identify(nargs, args);
+	} else if (is_control(command)) {
+		return run_control(o.config, command, nargs, args);
 	}
 	return usage_error("unknown command '%s'", command);
 }

@@ -109,24 +109,8 @@ int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session) {
 	if (session > 0) {
 		len += (size_t)record_line(text + len, sizeof(text) - len, "session", session, uid);
 	}
-	int seatfd = runtime_seat_dir_open(dir);
-	if (seatfd < 0) {
-		return -1;
-	}
 	/* A new file, root's, that replaces the record at once. */
-	int fd = -1;
-	if (unlinkat(seatfd, "pids.new", 0) == 0 || errno == ENOENT) {
-		fd = openat(seatfd, "pids.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				0644);
-	}
-	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fchmod(fd, 0644) == 0;
-	if (fd >= 0 && (close(fd) != 0 || !ok || renameat(seatfd, "pids.new", seatfd,
-			"pids") != 0)) {
-		unlinkat(seatfd, "pids.new", 0);
-		ok = false;
-	}
-	close(seatfd);
-	return ok ? 0 : -1;
+	return runtime_write_file(dir, "pids", text, len, 0644, geteuid(), getegid());
 }
 
 void pids_remove(const char *dir) {

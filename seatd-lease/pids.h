@@ -20,10 +20,12 @@
  */
 
 /* Records the seat's live processes (pid 0: none), running as uid, in the
- * seat directory dir (runtime_dir/NAME). */
+ * seat directory dir (runtime_dir/NAME), replacing the record at once
+ * (runtime_write_file). 0, or -1 with errno set: the old record stays. */
 int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session);
 
-/* Removes the record: no process of the seat is left. */
+/* Removes the record: no process of the seat is left. Cannot fail (a record
+ * that cannot be removed names processes that are proven gone). */
 void pids_remove(const char *dir);
 
 /* Stops every process that the record in the seat directory seatfd names and

@@ -4,17 +4,17 @@
 #include <string.h>
 
 #include "input.h"
+#include "outname.h"
 #include "probe.h"
 
-/* The kernel calls an output what modesetting calls HDMI-1 HDMI-A-1. */
+/* An output by its kernel name, or by modesetting's (outname.h). */
 static void print_output(const char *output) {
-	char pattern[256];
+	char pattern[256], kernel[128];
 	snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", output);
 	glob_t g;
-	if (glob(pattern, 0, NULL, &g) != 0 && strncmp(output, "HDMI-", 5) == 0 &&
-			strncmp(output, "HDMI-A-", 7) != 0) {
-		snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-HDMI-A-%s/status",
-				output + 5);
+	if (glob(pattern, 0, NULL, &g) != 0 &&
+			strcmp(output_name_kernel(output, kernel, sizeof(kernel)), output) != 0) {
+		snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", kernel);
 		glob(pattern, 0, NULL, &g);
 	}
 	if (g.gl_pathc == 0) {
@@ -35,6 +35,17 @@ static void print_output(const char *output) {
 		printf("  output %s: %s (%.*s)\n", output, status, (int)strcspn(card, "-"), card);
 	}
 	globfree(&g);
+}
+
+static void print_overlap(const struct seatmap *map, const struct input_probe_device *dev) {
+	const char *names[sizeof(dev->seats) / sizeof(dev->seats[0])];
+	size_t n = 0;
+	for (; n < sizeof(dev->seats) / sizeof(dev->seats[0]) && dev->seats[n] >= 0; n++) {
+		names[n] = map->seats[dev->seats[n]].name;
+	}
+	char why[1024];
+	input_overlap_format(why, sizeof(why), dev->name, dev->node, names, n);
+	fprintf(stderr, "%s: error: %s\n", map->path, why);
 }
 
 int probe_print(const struct seatmap *map) {
@@ -73,11 +84,7 @@ int probe_print(const struct seatmap *map) {
 					devices[d].id_path[0] ? devices[d].id_path : "(none)");
 		}
 		if (devices[d].seats[0] >= 0 && devices[d].seats[1] >= 0) {
-			fprintf(stderr, "%s: error: input device %s (%s) is matched by seats %s and %s; "
-					"a device belongs to one seat: make their inputs tell it apart\n",
-					map->path, devices[d].name, devices[d].node,
-					map->seats[devices[d].seats[0]].name,
-					map->seats[devices[d].seats[1]].name);
+			print_overlap(map, &devices[d]);
 			status = 1;
 		}
 	}

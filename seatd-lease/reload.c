@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "load.h"
 #include "control.h"
 #include "fleet.h"
 #include "input.h"
@@ -112,7 +112,8 @@ int reload(struct fleet *fleet, FILE *out) {
 		abort();
 	}
 	notify_reloading();
-	struct seatmap *map = load_seatmap(fleet->map->path, report, "nothing changed");
+	struct seatmap *map = seatmap_load_reported(fleet->map->path, fleet->map, report,
+			"nothing changed");
 	const char *changed = map != NULL ? seatmap_general_change(fleet->map, map) : NULL;
 	if (changed != NULL) {
 		fprintf(report, "%s: %s in [general] changed; that takes a restart of seatd-lease "

@@ -11,7 +11,7 @@
 #include "revoke.h"
 #include "runner.h"
 #include "runtime.h"
-#include "seat-copy.h"
+#include "seatmap.h"
 #include "values.h"
 
 /* How long udev gets to apply a seat's input rules before the seat goes on. */

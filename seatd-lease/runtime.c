@@ -11,11 +11,13 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "mountns.h"
 #include "pids.h"
 #include "runtime.h"
 #include "trusted.h"
+#include "xalloc.h"
 
 /* A seat user's tree is removed with at most this many directories open at
  * once: what lies deeper is moved up, and removed by a further pass. */
@@ -38,10 +40,7 @@ int runtime_dir_prepare(const char *runtime_dir) {
 	int fd = trusted_open(runtime_dir, O_RDONLY | O_DIRECTORY, S_IFDIR, err, sizeof(err));
 	if (fd < 0 && errno == ENOENT) {
 		/* Made where only root can make it: in a trusted parent. */
-		char *parent = strdup(runtime_dir);
-		if (parent == NULL) {
-			abort();
-		}
+		char *parent = xstrdup(runtime_dir);
 		size_t len = strlen(parent);
 		while (len > 1 && parent[len - 1] == '/') {
 			parent[--len] = '\0';
@@ -447,38 +446,14 @@ int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, g
 	return ret;
 }
 
-static bool write_all(int fd, const void *data, size_t len) {
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n <= 0) {
-			return false;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
 		mode_t mode, uid_t uid, gid_t gid) {
 	int seatfd = runtime_seat_dir_open(dir);
 	if (seatfd < 0) {
 		return -1;
 	}
-	int fd = -1;
-	if (unlinkat(seatfd, name, 0) == 0 || errno == ENOENT) {
-		fd = openat(seatfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	}
-	int ret = fd >= 0 && write_all(fd, data, len) && fchown(fd, uid, gid) == 0 &&
-		fchmod(fd, mode) == 0 ? 0 : -1;
+	int ret = file_write_at(seatfd, name, data, len, mode, uid, gid);
 	int e = errno;
-	if (fd >= 0) {
-		close(fd);
-	}
-	if (ret != 0 && fd >= 0) {
-		unlinkat(seatfd, name, 0);
-	}
 	close(seatfd);
 	errno = e;
 	return ret;

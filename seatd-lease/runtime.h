@@ -33,7 +33,7 @@
 
 /* Creates runtime_dir (root's, 0755) if it is missing, and refuses it
  * (logged, with the fix) unless root alone can change it and the way to it
- * (see trusted_open). */
+ * (see trusted_open). 0, or -1 once that is logged. */
 int runtime_dir_prepare(const char *runtime_dir);
 
 /* Before each start of a seat: runtime_dir/NAME made if missing (a user's
@@ -46,15 +46,16 @@ int runtime_seat_prepare(const char *runtime_dir, const char *seat, uid_t uid, g
 		uint64_t size, char *err, size_t errlen);
 
 /* Unmounts the seat's file system from runtime_dir/NAME, if there: what was
- * in it is gone. */
+ * in it is gone. Cannot fail (what cannot be unmounted is logged). */
 void runtime_seat_unmount(const char *runtime_dir, const char *seat);
 
 /* The seat directory dir (runtime_dir/NAME) opened, if it is one of ours:
  * root's, writable by root alone, with the marker. -1 otherwise. */
 int runtime_seat_dir_open(const char *dir);
 
-/* Writes a new file name in dir (one there before is removed), owned by
- * uid:gid with mode. */
+/* Writes a new file name in the seat directory dir (runtime_seat_dir_open),
+ * owned by uid:gid with mode, in place of one there before (file_write_at).
+ * 0, or -1 with errno set. */
 int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
 		mode_t mode, uid_t uid, gid_t gid);
 
@@ -64,7 +65,8 @@ int runtime_write_file(const char *dir, const char *name, const void *data, size
 int runtime_open_log(const char *dir, const char *name, uid_t uid, gid_t gid);
 
 /* Removes name in dir, whatever it is and however deep, by descriptor:
- * never following a link, never leaving name's file system. */
+ * never following a link, never leaving name's file system. True when name
+ * is gone (or was never there); false with errno when some of it is left. */
 bool runtime_remove_entry(int dir, const char *name);
 
 /* Stops what the pids record of each seat directory of ours in runtime_dir
@@ -75,7 +77,7 @@ bool runtime_remove_entry(int dir, const char *name);
 int runtime_clean_stale(const char *runtime_dir, const char *seat);
 
 /* Removes runtime_dir/NAME and all in it, if it is one of ours (its file
- * system unmounted first). */
+ * system unmounted first). What cannot be removed is logged and left. */
 void runtime_remove_seat_dir(const char *runtime_dir, const char *seat);
 
 #endif

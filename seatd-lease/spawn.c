@@ -17,25 +17,26 @@
 
 #include "spawn.h"
 #include "values.h"
+#include "xalloc.h"
 
-static char *xstrdup(const char *s) {
-	char *p = strdup(s != NULL ? s : "");
-	if (p == NULL) {
-		abort();
+/* The user's supplementary groups, as initgroups() would set them: here,
+ * in the parent, since NSS is no business of a child between fork and
+ * exec (it is not async-signal-safe). */
+static bool lookup_groups(struct seat_user *user) {
+	int n = 16;
+	for (int tries = 0; tries < 4; tries++) {
+		user->groups = xrealloc(user->groups, (size_t)n * sizeof(gid_t));
+		int want = n;
+		if (getgrouplist(user->name, user->gid, user->groups, &want) >= 0) {
+			user->n_groups = (size_t)want;
+			return true;
+		}
+		if (want <= n) {
+			break;
+		}
+		n = want; /* the list grew, or our guess was short: its size now */
 	}
-	return p;
-}
-
-__attribute__((format(printf, 1, 2)))
-static char *xasprintf(const char *fmt, ...) {
-	va_list ap;
-	char *out;
-	va_start(ap, fmt);
-	if (vasprintf(&out, fmt, ap) < 0) {
-		abort();
-	}
-	va_end(ap);
-	return out;
+	return false;
 }
 
 bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen) {
@@ -57,6 +58,11 @@ bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_
 		.home = xstrdup(pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : "/"),
 		.shell = xstrdup(pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh"),
 	};
+	if (!lookup_groups(user)) {
+		snprintf(err, errlen, "cannot list the groups of user %s", name);
+		seat_user_finish(user);
+		return false;
+	}
 	return true;
 }
 
@@ -64,6 +70,7 @@ void seat_user_finish(struct seat_user *user) {
 	free(user->name);
 	free(user->home);
 	free(user->shell);
+	free(user->groups);
 	*user = (struct seat_user){0};
 }
 
@@ -89,15 +96,13 @@ void seat_paths_finish(struct seat_paths *p) {
 
 char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 		const struct seat_paths *paths) {
-	char **argv = calloc(20 + seat->n_xserver_args, sizeof(char *));
-	if (argv == NULL) {
-		abort();
-	}
+	char **argv = xcalloc(20 + seat->n_xserver_args, sizeof(char *));
 	size_t n = 0;
 	argv[n++] = xstrdup(map->xserver);
 	argv[n++] = xasprintf(":%d", seat->display);
 	argv[n++] = xstrdup("-seat");
-	argv[n++] = xasprintf("seat-%s", seat->name);
+	char id[SEAT_ID_MAX];
+	argv[n++] = xstrdup(seat_id(seat->name, id));
 	argv[n++] = xstrdup("-masterfd");
 	argv[n++] = xasprintf("%d", SPAWN_LEASE_FD);
 	argv[n++] = xstrdup("-displayfd");
@@ -123,10 +128,7 @@ char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 }
 
 char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display) {
-	char **env = calloc(10, sizeof(char *));
-	if (env == NULL) {
-		abort();
-	}
+	char **env = xcalloc(10, sizeof(char *));
 	size_t n = 0;
 	env[n++] = xasprintf("HOME=%s", user->home);
 	env[n++] = xasprintf("USER=%s", user->name);
@@ -166,7 +168,7 @@ static const char *const step_names[] = {
 	[STEP_CGROUP] = "joining the seat's cgroup",
 	[STEP_SESSION] = "setsid",
 	[STEP_LIMITS] = "setrlimit",
-	[STEP_GROUPS] = "initgroups",
+	[STEP_GROUPS] = "setgroups",
 	[STEP_GID] = "setgid",
 	[STEP_UID] = "setuid",
 	[STEP_ROOT_REGAINED] = "dropping root (it could be regained)",
@@ -235,7 +237,7 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	}
 
 	const struct seat_user *u = req->user;
-	if (initgroups(u->name, u->gid) != 0) {
+	if (setgroups(u->n_groups, u->groups) != 0) {
 		child_fail(pipe_fd, STEP_GROUPS);
 	}
 	if (setgid(u->gid) != 0) {
@@ -296,8 +298,8 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, 
 		return -1;
 	}
 	fcntl(*pidfd, F_SETFD, FD_CLOEXEC);
-	/* Not waited for: until its exec the child looks up groups (NSS) and
-	 * enters its home, either of which may hang. The pipe tells, once the
+	/* Not waited for: until its exec the child enters its home, which may
+	 * hang (an NFS home). The pipe tells, once the
 	 * child has ended, whether it got as far as its program. */
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	*error_fd = fds[0];

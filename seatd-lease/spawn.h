@@ -17,9 +17,16 @@ struct seat_user {
 	uid_t uid;
 	gid_t gid;
 	char *name, *home, *shell;
+	gid_t *groups; /* supplementary, gid among them (getgrouplist) */
+	size_t n_groups;
 };
 
+/* Looks the seat's user up (NSS: may block), its groups included: they are
+ * what its processes get, read once here and not in the child. Returns
+ * false with why in err when the user does not exist, is root, or its
+ * groups cannot be listed; user is then untouched or finished. */
 bool seat_user_lookup(const char *name, struct seat_user *user, char *err, size_t errlen);
+/* Frees what user holds and zeroes it. */
 void seat_user_finish(struct seat_user *user);
 
 /* Fixed descriptor numbers in the X server: -masterfd 3 -displayfd 4. */

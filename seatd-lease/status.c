@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "xalloc.h"
 
 /* A growing string; out of memory is fatal, as everywhere in the daemon. */
 struct buf {
@@ -19,10 +20,7 @@ static void put(struct buf *b, const char *fmt, ...) {
 	va_end(ap);
 	if (b->len + (size_t)n + 1 > b->cap) {
 		b->cap = (b->len + (size_t)n + 1) * 2;
-		b->data = realloc(b->data, b->cap);
-		if (b->data == NULL) {
-			abort();
-		}
+		b->data = xrealloc(b->data, b->cap);
 	}
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -84,10 +82,7 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 }
 
 char *status_table(const struct seat_status *seats, size_t n) {
-	struct buf *rows = calloc(n + 1, sizeof(struct buf[N_COLUMNS]));
-	if (rows == NULL) {
-		abort();
-	}
+	struct buf *rows = xcalloc(n + 1, sizeof(struct buf[N_COLUMNS]));
 	size_t width[N_COLUMNS] = {0};
 	for (size_t r = 0; r <= n; r++) {
 		struct buf *row = rows + r * N_COLUMNS;

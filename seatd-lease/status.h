@@ -40,7 +40,8 @@ struct seat_status {
 void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserver_pid,
 		pid_t session_pid, char *const *inputs, uint64_t now_ms, time_t now);
 
-/* Both return a malloc'd string ending in a newline. */
+/* Both return a malloc'd string ending in a newline; never NULL (they
+ * abort when out of memory). */
 char *status_table(const struct seat_status *seats, size_t n);
 char *status_json(const struct seat_status *seats, size_t n);
 

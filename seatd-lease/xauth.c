@@ -2,38 +2,43 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/random.h>
+#include <X11/Xauth.h>
 
 #include "runtime.h"
 #include "xauth.h"
 
-#define FAMILY_LOCAL 0x0100
-#define FAMILY_WILD 0xffff
 #define MIT_COOKIE "MIT-MAGIC-COOKIE-1"
-
-static size_t put_field(uint8_t *buf, size_t off, const void *data, size_t len) {
-	buf[off] = (uint8_t)(len >> 8);
-	buf[off + 1] = (uint8_t)len;
-	memcpy(buf + off + 2, data, len);
-	return off + 2 + len;
-}
 
 size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t *buf,
 		size_t len) {
-	static const char name[] = MIT_COOKIE;
-	char number[16];
+	char number[16], name[] = MIT_COOKIE;
 	int nlen = snprintf(number, sizeof(number), "%d", display);
-	size_t need = 2 + 2 + 2 + (size_t)nlen + 2 + strlen(name) + 2 + XAUTH_COOKIE_LEN;
-	if (len < need) {
+	Xauth entry = {
+		.family = FamilyWild,
+		.address_length = 0,
+		.address = (char *)"",
+		.number_length = (unsigned short)nlen,
+		.number = number,
+		.name_length = sizeof(name) - 1,
+		.name = name,
+		.data_length = XAUTH_COOKIE_LEN,
+		.data = (char *)cookie,
+	};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	if (out == NULL) {
 		return 0;
 	}
-	buf[0] = FAMILY_WILD >> 8;
-	buf[1] = FAMILY_WILD & 0xff;
-	size_t off = put_field(buf, 2, "", 0);
-	off = put_field(buf, off, number, (size_t)nlen);
-	off = put_field(buf, off, name, strlen(name));
-	off = put_field(buf, off, cookie, XAUTH_COOKIE_LEN);
-	return off;
+	bool ok = XauWriteAuth(out, &entry) == 1;
+	ok = fclose(out) == 0 && ok && size <= len;
+	if (ok) {
+		memcpy(buf, text, size);
+	}
+	free(text);
+	return ok ? size : 0;
 }
 
 int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t gid,
@@ -45,6 +50,10 @@ int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t
 	}
 	uint8_t buf[128];
 	size_t len = xauth_encode(display, cookie, buf, sizeof(buf));
+	if (len == 0) {
+		snprintf(err, errlen, "cannot encode an Xauthority entry: %s", strerror(errno));
+		return -1;
+	}
 	/* A cookie of an earlier start is dead: a new file, the user's to read
 	 * but not to replace (the directory is root's). */
 	if (runtime_write_file(dir, name, buf, len, 0600, uid, gid) != 0) {
@@ -89,8 +98,8 @@ size_t xauth_find_cookie(const uint8_t *data, size_t size, const char *host, int
 				|| !get_field(data, size, &off, &value, &value_len)) {
 			return 0;
 		}
-		bool for_host = family == FAMILY_WILD
-			|| (family == FAMILY_LOCAL && field_is(address, address_len, host));
+		bool for_host = family == FamilyWild
+			|| (family == FamilyLocal && field_is(address, address_len, host));
 		bool for_display = num_len == 0 || field_is(num, num_len, number);
 		if (for_host && for_display && field_is(name, name_len, MIT_COOKIE)) {
 			if (value_len > len) {

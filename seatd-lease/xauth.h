@@ -13,12 +13,15 @@
 
 #define XAUTH_COOKIE_LEN 16
 
-/* The file's bytes for cookie on display (FamilyWild: any host). Pure. */
+/* The file's bytes for cookie on display (FamilyWild: any host), as libXau's
+ * XauWriteAuth writes them, into buf. Returns their length, or 0 when out
+ * of memory or len is too short. */
 size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t *buf,
 		size_t len);
 
 /* Writes a new random cookie to name in the seat directory dir, a new file
- * owned by uid:gid, mode 0600 (see runtime_write_file). */
+ * owned by uid:gid, mode 0600 (see runtime_write_file). 0, or -1 with what
+ * failed in err. */
 int xauth_write(const char *dir, const char *name, int display, uid_t uid, gid_t gid,
 		char *err, size_t errlen);
 

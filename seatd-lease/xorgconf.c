@@ -3,19 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outname.h"
 #include "trusted.h"
 #include "xorgconf.h"
-
-char *modesetting_output_name(const char *name) {
-	char *out;
-	if (strncmp(name, "HDMI-A-", 7) == 0) {
-		if (asprintf(&out, "HDMI-%s", name + 7) < 0) {
-			return NULL;
-		}
-		return out;
-	}
-	return strdup(name);
-}
 
 static bool append_file(FILE *out, const char *path) {
 	/* Read as root, copied where the seat's user reads it: only a file that
@@ -58,10 +48,10 @@ char *xorg_conf_generate(const struct seat_config *seat) {
 			"\tIdentifier \"lease-%s\"\n"
 			"\tDriver \"modesetting\"\n", seat->name);
 	for (size_t i = 0; i < seat->n_outputs && seat->mode_width > 0; i++) {
-		char *ms = modesetting_output_name(seat->outputs[i]);
-		fprintf(out, "\tOption \"Monitor-%s\" \"monitor-%s\"\n", ms ? ms : seat->outputs[i],
+		char ms[128];
+		fprintf(out, "\tOption \"Monitor-%s\" \"monitor-%s\"\n",
+				output_name_modesetting(seat->outputs[i], ms, sizeof(ms)),
 				seat->outputs[i]);
-		free(ms);
 	}
 	fprintf(out, "EndSection\n");
 	for (size_t i = 0; i < seat->n_outputs && seat->mode_width > 0; i++) {

@@ -12,8 +12,4 @@
  */
 char *xorg_conf_generate(const struct seat_config *seat);
 
-/* The name modesetting gives an output the kernel calls name (HDMI-A-1 is
- * HDMI-1 there); caller frees. */
-char *modesetting_output_name(const char *name);
-
 #endif

@@ -4,7 +4,7 @@
 # Every Debian package the build, the unit tests, the VM rig and the demo need.
 SEATD_LEASE_PACKAGES="
 	meson ninja-build pkg-config gcc clang
-	libdrm-dev libxcb1-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
+	libdrm-dev libxcb1-dev libxau-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
 	libsystemd-dev libcmocka-dev scdoc
 	qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio
 	qemu-guest-agent

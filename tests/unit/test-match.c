@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdlib.h>
 #include <cmocka.h>
 
@@ -136,8 +137,21 @@ static void format_and_equal(void **state) {
 	input_match_finish(&d);
 }
 
+/* Issue 13, point 8: one overlap report, for the log and check --probe. */
+static void overlap_report(void **state) {
+	(void)state;
+	char buf[512];
+	const char *const seats[] = {"a", "b", "c"};
+	input_overlap_format(buf, sizeof(buf), "Kbd", "/dev/input/event3", seats, 3);
+	assert_string_equal(buf, "input device Kbd (/dev/input/event3) is matched by seats a and "
+			"b and c; a device belongs to one seat: make their inputs tell it apart");
+	input_overlap_format(buf, sizeof(buf), NULL, "/dev/input/event3", seats, 2);
+	assert_non_null(strstr(buf, "device ? (/dev/input/event3) is matched by seats a and b;"));
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(overlap_report),
 		cmocka_unit_test(path_matches),
 		cmocka_unit_test(sysfs_matches),
 		cmocka_unit_test(name_usb_node_matches),

@@ -7,8 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "load.h"
 #include "reload-plan.h"
-#include "seat-copy.h"
+#include "seatmap.h"
 
 static const struct seatmap_env pure = {.display = ":0"};
 

@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "ini-doc.h"
+#include "load.h"
 #include "seatmap.h"
+#include "validate.h"
 #include "values.h"
 
 static const struct seatmap_env pure = {.display = ":0"};
@@ -520,6 +522,134 @@ static void hostile_text(void **state) {
 	}
 }
 
+/* Issue 13, point 7: loads text as a reloading daemon that runs old does. */
+static struct seatmap *reload_ok(const char *text, const struct seatmap *old) {
+	struct seatmap_env env = pure;
+	env.previous = old;
+	struct diag_list diags = {0};
+	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &env, &diags);
+	if (diag_errors(&diags) > 0) {
+		diag_print(&diags, stderr);
+		fail_msg("unexpected errors");
+	}
+	diag_list_finish(&diags);
+	return map;
+}
+
+static int display_of(const struct seatmap *map, const char *seat) {
+	const struct seat_config *s = seatmap_find_seat(map, seat);
+	assert_non_null(s);
+	return s->display;
+}
+
+/* A seat inserted above the others takes a free number; they keep theirs,
+ * so a reload restarts none of them. */
+static void a_seat_inserted_at_the_top_leaves_the_others_displays(void **state) {
+	(void)state;
+	const char *before = "[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\n";
+	const char *after = "[seat:new]\noutputs = N\nuser = u\n"
+		"[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\n";
+	struct seatmap *old = load_ok(before);
+	assert_int_equal(display_of(old, "a"), 10);
+	assert_int_equal(display_of(old, "b"), 11);
+	/* Without the old map, file order would move them. */
+	struct seatmap *fresh = load_ok(after);
+	assert_int_equal(display_of(fresh, "a"), 11);
+	struct seatmap *map = reload_ok(after, old);
+	assert_int_equal(display_of(map, "a"), 10);
+	assert_int_equal(display_of(map, "b"), 11);
+	assert_int_equal(display_of(map, "new"), 12);
+	assert_true(seat_config_equal(seatmap_find_seat(old, "a"), seatmap_find_seat(map, "a")));
+	assert_true(seat_config_equal(seatmap_find_seat(old, "b"), seatmap_find_seat(map, "b")));
+	seatmap_free(map);
+	seatmap_free(fresh);
+	seatmap_free(old);
+}
+
+/* The seats below a removed one keep their numbers; a new seat does not
+ * take the removed one's, which its X server may still hold while it stops. */
+static void a_removed_seat_leaves_the_others_displays(void **state) {
+	(void)state;
+	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\n[seat:c]\noutputs = C\nuser = u\n");
+	struct seatmap *map = reload_ok("[seat:b]\noutputs = B\nuser = u\n"
+		"[seat:c]\noutputs = C\nuser = u\n[seat:d]\noutputs = D\nuser = u\n"
+		"[seat:e]\noutputs = E\nuser = u\n", old);
+	assert_int_equal(display_of(map, "b"), 11);
+	assert_int_equal(display_of(map, "c"), 12);
+	assert_int_equal(display_of(map, "d"), 13);
+	assert_int_equal(display_of(map, "e"), 14);
+	/* The reload after: :10 is nobody's any more. */
+	struct seatmap *next = reload_ok("[seat:b]\noutputs = B\nuser = u\n"
+		"[seat:f]\noutputs = F\nuser = u\n", map);
+	assert_int_equal(display_of(next, "b"), 11);
+	assert_int_equal(display_of(next, "f"), 10);
+	seatmap_free(next);
+	seatmap_free(map);
+	seatmap_free(old);
+}
+
+/* An explicit display of another seat wins over a kept one, and a seat that
+ * had its display written keeps none once the line is gone. */
+static void a_kept_display_yields_to_an_explicit_one(void **state) {
+	(void)state;
+	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\n[seat:c]\noutputs = C\nuser = u\ndisplay = :20\n");
+	struct seatmap *map = reload_ok("[seat:a]\noutputs = A\nuser = u\n"
+		"[seat:b]\noutputs = B\nuser = u\ndisplay = :10\n"
+		"[seat:c]\noutputs = C\nuser = u\n", old);
+	assert_int_equal(display_of(map, "b"), 10);
+	assert_false(seatmap_find_seat(map, "b")->display_auto);
+	/* :11 was b's before the reload, and its X server holds it until it
+	 * stops: a and c take numbers no seat had. */
+	assert_int_equal(display_of(map, "a"), 12);
+	assert_int_equal(display_of(map, "c"), 13);
+	seatmap_free(map);
+	seatmap_free(old);
+}
+
+/* The pure function on its own: two seats that both had :10 (as after two
+ * maps) do not both keep it. */
+static void keep_displays_never_gives_one_number_twice(void **state) {
+	(void)state;
+	struct seatmap *map = load_ok("[seat:b]\noutputs = B\nuser = u\n"
+		"[seat:a]\noutputs = A\nuser = u\n");
+	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n[seat:b]\noutputs = B\nuser = u\n");
+	old->seats[1].display = 10; /* as if both had been given :10 */
+	seatmap_keep_displays(map, old);
+	assert_int_not_equal(display_of(map, "a"), display_of(map, "b"));
+	assert_int_equal(display_of(map, "b"), 10);
+	assert_int_equal(display_of(map, "a"), 11);
+	seatmap_keep_displays(map, NULL);
+	assert_int_equal(display_of(map, "b"), 10);
+	assert_int_equal(display_of(map, "a"), 11);
+	seatmap_free(map);
+	seatmap_free(old);
+}
+
+/* [seat:*] is parsed once, into a template: every seat gets its own deep
+ * copy of every default (a seat's change is no other's). */
+static void seat_defaults_are_copies(void **state) {
+	(void)state;
+	struct seatmap *map = load_ok("[seat:*]\nuser = u\nsession = /bin/sh -c true\n"
+		"xserver_args = -dpi 96\nxorg_conf = /etc/x.conf\nrestart = always\n"
+		"[seat:a]\noutputs = A\n[seat:b]\noutputs = B\nuser = v\n");
+	struct seat_config *a = seatmap_find_seat(map, "a"), *b = seatmap_find_seat(map, "b");
+	assert_string_equal(a->user, "u");
+	assert_string_equal(b->user, "v");
+	assert_ptr_not_equal(a->session, b->session);
+	assert_ptr_not_equal(a->session[0], b->session[0]);
+	assert_string_equal(b->session[2], "true");
+	assert_int_equal(a->n_xserver_args, 2);
+	assert_ptr_not_equal(a->xorg_conf, b->xorg_conf);
+	assert_int_equal(b->policy.restart, RESTART_ALWAYS);
+	assert_int_equal(a->user_line, 0);
+	assert_int_equal(b->user_line, 11);
+	seatmap_free(map);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_and_inheritance),
@@ -539,6 +669,11 @@ int main(void) {
 		cmocka_unit_test(diagnostics_are_capped_in_file_order),
 		cmocka_unit_test(runtime_dir_through_a_link_is_judged_where_it_leads),
 		cmocka_unit_test(hostile_text),
+		cmocka_unit_test(a_seat_inserted_at_the_top_leaves_the_others_displays),
+		cmocka_unit_test(a_removed_seat_leaves_the_others_displays),
+		cmocka_unit_test(a_kept_display_yields_to_an_explicit_one),
+		cmocka_unit_test(keep_displays_never_gives_one_number_twice),
+		cmocka_unit_test(seat_defaults_are_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,9 +208,27 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
 	char line[256];
-	bool checked_uid = false, checked_gid = false;
+	bool checked_uid = false, checked_gid = false, checked_groups = false;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		unsigned r, ef, s, fs;
+		if (strncmp(line, "Groups:", 7) == 0) {
+			/* The groups the parent listed for the user, and no other. */
+			size_t n = 0;
+			char *p = line + 7, *end;
+			for (unsigned long g = strtoul(p, &end, 10); end != p;
+					g = strtoul(p, &end, 10)) {
+				bool listed = false;
+				for (size_t i = 0; i < user.n_groups; i++) {
+					listed |= user.groups[i] == (gid_t)g;
+				}
+				assert_true(listed);
+				n++;
+				p = end;
+			}
+			assert_int_equal(n, user.n_groups);
+			assert_true(n > 0);
+			checked_groups = true;
+		}
 		if (sscanf(line, "Uid: %u %u %u %u", &r, &ef, &s, &fs) == 4) {
 			assert_true(r == user.uid && ef == user.uid && s == user.uid && fs == user.uid);
 			checked_uid = true;
@@ -221,7 +239,7 @@ static void spawned_process_holds_only_its_fds(void **state) {
 		}
 	}
 	fclose(f);
-	assert_true(checked_uid && checked_gid);
+	assert_true(checked_uid && checked_gid && checked_groups);
 	/* Its own session and process group. */
 	assert_int_equal(getsid(pid), pid);
 	assert_int_equal(getpgid(pid), pid);
@@ -313,8 +331,8 @@ static void exec_failure_is_reported(void **state) {
 	assert_false(seat_user_lookup("no-such-user-here", &user, err, sizeof(err)));
 }
 
-/* Issue 12: until its exec the child may block (NSS in initgroups, an
- * automounted home in chdir): spawn_process must not wait for it. Here the
+/* Issue 12: until its exec the child may block (an automounted home in
+ * chdir): spawn_process must not wait for it. Here the
  * step that blocks is joining a "cgroup" whose procs file is a full pipe. */
 static void spawn_does_not_wait_for_a_child_stuck_before_exec(void **state) {
 	if (geteuid() != 0) {

@@ -214,8 +214,24 @@ static void seat_runtime_sizes(void **state) {
 	assert_false(parse_seat_runtime_size("64T", &bytes, err, sizeof(err)));
 }
 
+/* Issue 13, point 8: one seat id, "seat-NAME", and back. */
+static void seat_ids(void **state) {
+	(void)state;
+	char id[SEAT_ID_MAX];
+	assert_string_equal(seat_id("lab-1", id), "seat-lab-1");
+	char longest[33];
+	memset(longest, 'x', 32);
+	longest[32] = '\0';
+	assert_true(seat_name_valid(longest));
+	assert_string_equal(seat_id_name(seat_id(longest, id)), longest);
+	assert_string_equal(seat_id_name("seat-a"), "a");
+	assert_null(seat_id_name("seat0"));
+	assert_null(seat_id_name(NULL));
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(seat_ids),
 		cmocka_unit_test(durations),
 		cmocka_unit_test(restart_delays_are_at_least_1ms),
 		cmocka_unit_test(seat_names_clear_of_the_daemons_files),

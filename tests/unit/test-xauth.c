@@ -2,7 +2,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <X11/Xauth.h>
 #include <cmocka.h>
 
 #include "xauth.h"
@@ -83,9 +86,38 @@ static void none_or_cut_short_is_no_cookie(void **state) {
 	assert_int_equal(find(buf, len, 0, cookie), 0);
 }
 
+/* What we write is what libXau (and so every X client) reads. */
+static void libxau_reads_back_what_is_written(void **state) {
+	(void)state;
+	uint8_t buf[128], cookie[XAUTH_COOKIE_LEN];
+	for (size_t i = 0; i < sizeof(cookie); i++) {
+		cookie[i] = (uint8_t)(i * 37 + 1);
+	}
+	size_t len = xauth_encode(12345, cookie, buf, sizeof(buf));
+	assert_true(len > 0);
+	FILE *in = fmemopen(buf, len, "r");
+	assert_non_null(in);
+	Xauth *a = XauReadAuth(in);
+	assert_non_null(a);
+	assert_int_equal(a->family, FamilyWild);
+	assert_int_equal(a->address_length, 0);
+	assert_int_equal(a->number_length, 5);
+	assert_memory_equal(a->number, "12345", 5);
+	assert_int_equal(a->name_length, strlen(MIT));
+	assert_memory_equal(a->name, MIT, strlen(MIT));
+	assert_int_equal(a->data_length, XAUTH_COOKIE_LEN);
+	assert_memory_equal(a->data, cookie, XAUTH_COOKIE_LEN);
+	XauDisposeAuth(a);
+	assert_null(XauReadAuth(in)); /* one entry, nothing after it */
+	fclose(in);
+	/* Too small a buffer is no entry, not a cut one. */
+	assert_int_equal(xauth_encode(1, cookie, buf, 20), 0);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(our_own_file_is_found),
+		cmocka_unit_test(libxau_reads_back_what_is_written),
 		cmocka_unit_test(the_first_entry_for_this_host_and_display_wins),
 		cmocka_unit_test(none_or_cut_short_is_no_cookie),
 	};
