@@ -70,7 +70,10 @@ struct runner {
 	bool inputs_assigned; /* our udev rules for the seat are in place */
 	/* While set, the X server waits for udev to hand the seat its devices:
 	 * the seat counts it as started, no process exists yet. */
-	struct input_assignment *assigning;
+	struct input_op *assigning;
+	/* While set, udev is giving the seat's devices back to seat0: the seat
+	 * is stopped, but neither restarted, replaced nor quit on until then. */
+	struct input_op *releasing;
 	/* A pending X server stopped: its "exit" is reported from the loop. */
 	struct poller_source *pending_stopped;
 	int pending_signal;
@@ -397,6 +400,14 @@ static void inputs_assigned(void *data, const struct input_counts *got) {
 	}
 }
 
+/* udev has given the seat's devices back (reap and check_quit, after this
+ * turn of the loop, see that the seat is done with them). */
+static void inputs_released(void *data, const struct input_counts *counts) {
+	struct runner *r = data;
+	(void)counts;
+	r->releasing = NULL;
+}
+
 static void pending_stopped(void *data) {
 	struct runner *r = data;
 	seat_child_exited(&r->seat, SEAT_CHILD_XSERVER, true, r->pending_signal);
@@ -422,9 +433,10 @@ static void join_cgroup(struct runner *r) {
  * Once the seat's X server and session are gone: whatever they started
  * that is still there (in the seat's cgroup) is killed, any hold another
  * process kept on the seat's input devices is revoked, and the devices go
- * back to seat0.
+ * back to seat0: on the loop (r->releasing), or, once the loop has ended,
+ * here (only when it failed: a loop that ends well waits for releases).
  */
-static void end_seat_run(struct runner *r) {
+static void end_seat_run(struct runner *r, bool loop_ended) {
 	const char *name = r->seat.config->name;
 	if (r->cgroup_procs >= 0) {
 		close(r->cgroup_procs);
@@ -439,7 +451,12 @@ static void end_seat_run(struct runner *r) {
 		char **nodes = input_seat_nodes(name);
 		revoke_input_holders(name, nodes);
 		strv_free(nodes);
-		input_release(name, INPUT_TIMEOUT_MS);
+		if (loop_ended) {
+			input_release(name, INPUT_TIMEOUT_MS);
+		} else {
+			r->releasing = input_release_start(r->sup->poller, name, INPUT_TIMEOUT_MS,
+					inputs_released, r);
+		}
 		r->inputs_assigned = false;
 	}
 }
@@ -461,6 +478,10 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 		return -1;
 	}
 	if (!r->inputs_assigned && c->n_inputs > 0) {
+		/* Its devices are the seat's again, whatever udev has made of the
+		 * release so far. */
+		input_op_cancel(r->releasing);
+		r->releasing = NULL;
 		/* A seat without its devices is still a screen: go on, and say so. */
 		char why[512];
 		r->assigning = input_assign_start(r->sup->poller, c, r->user.name, INPUT_TIMEOUT_MS,
@@ -512,7 +533,7 @@ static void op_kill(struct seat *seat, int signo) {
 	if (r->assigning != NULL) {
 		/* Nothing to signal yet: stop waiting, and let the seat hear of it
 		 * on the next turn, as of a process that exited. */
-		input_assignment_cancel(r->assigning);
+		input_op_cancel(r->assigning);
 		r->assigning = NULL;
 		r->pending_signal = signo;
 		poller_timer_arm(r->pending_stopped, 1);
@@ -565,7 +586,7 @@ static void check_quit(struct supervisor *sup) {
 		return;
 	}
 	for (size_t i = 0; i < sup->n_runners; i++) {
-		if (!seat_is_idle(&sup->runners[i]->seat)) {
+		if (!seat_is_idle(&sup->runners[i]->seat) || sup->runners[i]->releasing != NULL) {
 			return;
 		}
 	}
@@ -591,7 +612,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */
 		pids_remove(r->paths.dir);
-		end_seat_run(r);
+		end_seat_run(r, false);
 	}
 	if (seat->state == SEAT_STOPPED) {
 		/* Its file system goes with it; a failed seat keeps its logs. */
@@ -777,13 +798,15 @@ static void destroy_runner(struct supervisor *sup, struct runner *r) {
 		sup->impl->release(sup->lessor, r->lease);
 	}
 	stop_watching_ready(r);
-	end_seat_run(r);
+	input_op_cancel(r->assigning);
+	r->assigning = NULL;
+	end_seat_run(r, true);
+	input_op_cancel(r->releasing);
 	if (sup->cgroups != NULL) {
 		cgroups_seat_remove(sup->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);
 	}
 	poller_remove(r->timer);
 	poller_remove(r->pending_stopped);
-	input_assignment_cancel(r->assigning);
 	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
 	display_release(&r->display);
 	seat_paths_finish(&r->paths);
@@ -821,11 +844,12 @@ static bool map_in_use(const struct supervisor *sup, const struct seatmap *map) 
 static void reap(struct supervisor *sup) {
 	for (size_t i = 0; i < sup->n_runners;) {
 		struct runner *r = sup->runners[i];
-		if (r->restart_requested && seat_is_idle(&r->seat) && !sup->shutting_down) {
+		if (r->restart_requested && seat_is_idle(&r->seat) && r->releasing == NULL &&
+				!sup->shutting_down) {
 			r->restart_requested = false;
 			seat_start(&r->seat);
 		}
-		if (!r->retiring || !seat_is_idle(&r->seat)) {
+		if (!r->retiring || !seat_is_idle(&r->seat) || r->releasing != NULL) {
 			i++;
 			continue;
 		}
