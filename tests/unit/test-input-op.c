@@ -110,6 +110,45 @@ static void a_slow_child_holds_up_nothing_and_is_cancelled_at_once(void **state)
 	poller_destroy(p);
 }
 
+/* One run at a time; the requests that come while one runs share the next. */
+static void requests_during_a_run_share_the_next(void **state) {
+	(void)state;
+	struct poller *p = poller_create();
+	assert_non_null(p);
+	char runs[] = "/tmp/test-input-op-runs.XXXXXX";
+	int fd = mkstemp(runs);
+	assert_true(fd >= 0);
+	char script[256];
+	snprintf(script, sizeof(script), "echo run >>%s; sleep 0.3", runs);
+	char *const argv[] = {"/bin/sh", "-c", script, NULL};
+	char err[256];
+	struct ended first = {0}, second = {0}, third = {0}, withdrawn = {0};
+	assert_non_null(input_child_start(p, argv, child_ended, &first, err, sizeof(err)));
+	assert_non_null(input_child_start(p, argv, child_ended, &second, err, sizeof(err)));
+	struct input_reload *w = input_child_start(p, argv, child_ended, &withdrawn, err,
+			sizeof(err));
+	assert_non_null(w);
+	assert_non_null(input_child_start(p, argv, child_ended, &third, err, sizeof(err)));
+	input_reload_cancel(w);
+	run_until_ended(p, &first, 5000);
+	assert_int_equal(first.calls, 1);
+	assert_true(first.ok);
+	/* Not served by the run that was under way when they came. */
+	assert_int_equal(second.calls, 0);
+	assert_int_equal(third.calls, 0);
+	run_until_ended(p, &second, 5000);
+	assert_int_equal(second.calls, 1);
+	assert_int_equal(third.calls, 1);
+	assert_int_equal(withdrawn.calls, 0);
+	char buf[64] = "";
+	assert_int_equal(pread(fd, buf, sizeof(buf) - 1, 0), 8);
+	assert_string_equal(buf, "run\nrun\n");
+	close(fd);
+	unlink(runs);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	poller_destroy(p);
+}
+
 static void touch(const char *dir, const char *name) {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -202,6 +241,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_childs_exit_status_comes_from_the_loop),
 		cmocka_unit_test(a_slow_child_holds_up_nothing_and_is_cancelled_at_once),
+		cmocka_unit_test(requests_during_a_run_share_the_next),
 		cmocka_unit_test(a_seats_rules_and_only_its_are_removed),
 		cmocka_unit_test(a_release_with_nothing_to_do_answers_from_the_loop),
 	};

@@ -105,8 +105,8 @@ def test_stopping_seats_with_udev_stopped_leaves_status_answering(rig):
     node = event_node(rig, rigmod.keyboard_id_path(2))
     with Supervisor(rig, seat_map("x11", seats)) as sup:
         for name, _, _ in SEATS:
-            sup.wait_state(name, "running", timeout=120)
-            sup.wait_log(r"seat %s: 2 input devices assigned" % name)
+            sup.wait_state(name, "running", timeout=300)
+            sup.wait_log(r"seat %s: 2 input devices assigned" % name, timeout=120)
         # udev has really given s1 its keyboard (a slow guest's udev may
         # have taken longer than the daemon waited for it).
         rig.run("udevadm settle --timeout=60")
@@ -117,7 +117,7 @@ def test_stopping_seats_with_udev_stopped_leaves_status_answering(rig):
         try:
             probe = rig.spawn("exec python3 %s %s/control %d %s >%s" % (
                 PROBE, RUNTIME_DIR, sup.pid(), PROBE_STOP, PROBE_LOG), name="status-probe")
-            rig.wait_until("grep -q ^answer %s" % PROBE_LOG, timeout=60)
+            rig.wait_until("grep -q ^answer %s" % PROBE_LOG, timeout=180)
             before = len(probe_output(rig)[0])
             warned = udev_warnings(sup.log())
             started = time.monotonic()
@@ -125,7 +125,7 @@ def test_stopping_seats_with_udev_stopped_leaves_status_answering(rig):
             rig.run("for s in %s; do %s -c %s stop $s & done; wait"
                     % (" ".join(n for n, _, _ in SEATS), BIN, CONFIG))
             for name, _, _ in SEATS:
-                sup.wait_state(name, "stopped", timeout=90)
+                sup.wait_state(name, "stopped", timeout=180)
             # Each seat has waited for udev, which never answered: the
             # releases ran, and the probe asked all along.
             deadline = time.monotonic() + 120
