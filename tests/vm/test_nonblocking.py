@@ -55,15 +55,17 @@ def waits():
         if now_line.split()[0] in ("232", "281", "running"):
             line = None
         time.sleep(0.01)
-threading.Thread(target=waits, daemon=True).start()
+    if line is not None and (last - first) * 1000 >= 20:
+        say("wait %.1f %s" % ((last - first) * 1000, line))
+sampler = threading.Thread(target=waits)
+sampler.start()
 deadline = time.monotonic() + 300
 while not os.path.exists(stop) and time.monotonic() < deadline:
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(60)
     t = time.monotonic()
     s.connect(path)
-    s.sendall(b"status
-")
+    s.sendall(b"status\n")
     reply = b""
     while True:
         d = s.recv(65536)
@@ -72,10 +74,9 @@ while not os.path.exists(stop) and time.monotonic() < deadline:
         reply += d
     ms = (time.monotonic() - t) * 1000
     s.close()
-    say("answer %.1f %s" % (ms, reply.split(b"
-", 1)[0].decode()))
+    say("answer %.1f %s" % (ms, reply.split(b"\n", 1)[0].decode()))
     time.sleep(0.02)
-time.sleep(0.1)
+sampler.join()
 say("done")
 """
 
