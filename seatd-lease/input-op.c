@@ -27,7 +27,7 @@ struct op_device {
  * Every operation goes the same way, on the loop: the rules change (at the
  * start, a file operation), udevd reloads them (udevadm, a child watched by
  * its pidfd), each device concerned is told to change, and udev's answer for
- * each is awaited. One timer bounds the whole of it.
+ * each is awaited. One timer bounds udevadm's run, then udev's answers.
  */
 struct input_op {
 	struct udev *udev;
@@ -222,8 +222,8 @@ static void send_triggers(struct input_op *op) {
 	if (op->answers == NULL) {
 		/* Nothing to wait for: done on the next turn of the loop. */
 		op->pending = 0;
-		poller_timer_arm(op->timer, 1);
 	}
+	poller_timer_arm(op->timer, op->answers != NULL ? (uint64_t)op->timeout_ms : 1);
 }
 
 static void reloaded(void *data, bool ok) {
@@ -236,19 +236,18 @@ static void reloaded(void *data, bool ok) {
 	send_triggers(op);
 }
 
-/* The deadline, or the next turn after the end. */
+/* udevadm's deadline, udev's, or the next turn after the end. */
 static void timed_out(void *data) {
 	struct input_op *op = data;
 	if (!op->triggered) {
 		/* udevadm outlived its own timeout: the devices are told all the
-		 * same, for when udevd comes back. */
+		 * same, and udev gets its time to answer. */
 		log_warning("inputs: udevadm control --reload did not end within %d ms; killed it",
 				op->timeout_ms);
 		input_reload_cancel(op->reload);
 		op->reload = NULL;
 		send_triggers(op);
-		poller_remove(op->answers);
-		op->answers = NULL;
+		return;
 	}
 	op_done(op);
 }

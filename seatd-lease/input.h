@@ -41,9 +41,9 @@ struct input_counts {
  * every device concerned to change (input_send_change) and waits for udev's
  * answer for each on a udev monitor. fn is called from the loop, never from
  * the start function, once udev has answered for every device, or
- * timeout_ms after the start, udevadm's time included (what did not answer
- * is logged, and a udevadm still running then is killed); the operation
- * is gone by then. fn must not cancel it.
+ * timeout_ms after the devices were told (what did not answer is logged);
+ * before that, udevadm gets timeout_ms too, and is killed after it. The
+ * operation is gone by then. fn must not cancel it.
  */
 struct input_op;
 
@@ -82,8 +82,8 @@ void input_op_cancel(struct input_op *op);
 
 /*
  * The same two to their end on a loop of their own: they block until udev
- * has answered, timeout_ms at most (udevadm is killed if it runs that
- * long). Only where no loop serves anyone yet, or any more: the
+ * has answered, twice timeout_ms at most (udevadm's, then udev's). Only
+ * where no loop serves anyone yet, or any more: the
  * daemon's start (stale rules) and its teardown after its loop failed.
  * input_clean_stale returns how many files it removed.
  */
