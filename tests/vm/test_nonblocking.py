@@ -1,8 +1,9 @@
 """Nothing blocks the daemon's loop (issue 13, point 5): giving a seat's
 input devices back to seat0 waits for udev on the loop, never in it. With
-udevd stopped, three seats stopped at once each wait for udev (5 s, udevadm's
-own 2 s timeout included), and meanwhile the daemon never sits in anything
-but its epoll_wait for 100 ms, and `status` answers all along.
+udevd stopped, three seats stopped at once each wait for udev (about 7 s:
+udevadm's own 2 s timeout, then 5 s for udev's answers), and meanwhile the
+daemon never sits in anything but its epoll_wait for 100 ms, and `status`
+answers all along.
 
 How fast `status` answers also depends on how fast the guest runs: under KVM
 every answer must come within 100 ms. Under TCG on a loaded host a guest
