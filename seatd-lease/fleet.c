@@ -62,7 +62,7 @@ void fleet_check_quit(struct fleet *fleet) {
 		return;
 	}
 	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (!seat_is_idle(&fleet->runners[i]->seat)) {
+		if (!runner_is_done(fleet->runners[i])) {
 			return;
 		}
 	}
@@ -108,11 +108,11 @@ void fleet_lessor_lost(struct fleet *fleet) {
 void fleet_reap(struct fleet *fleet) {
 	for (size_t i = 0; i < fleet->n_runners;) {
 		struct runner *r = fleet->runners[i];
-		if (r->restart_requested && seat_is_idle(&r->seat) && !fleet->shutting_down) {
+		if (r->restart_requested && runner_is_done(r) && !fleet->shutting_down) {
 			r->restart_requested = false;
 			seat_start(&r->seat);
 		}
-		if (!r->retiring || !seat_is_idle(&r->seat)) {
+		if (!r->retiring || !runner_is_done(r)) {
 			i++;
 			continue;
 		}

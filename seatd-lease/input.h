@@ -14,6 +14,10 @@
  * ID_SEAT=seat-NAME (which 73-seat-late.rules turns into the tag `Xorg -seat`
  * looks for), the seat's user as owner, mode 0600 and no uaccess tag; then
  * udev re-evaluates those devices. Hot-plugged devices get the same rules.
+ *
+ * input-rules.c writes and removes the rules, input-op.c runs the
+ * operations below, input-reload.c the udevadm they need, input-udev.c
+ * answers what udev knows now, and input-watch.c watches it.
  */
 
 /* Where the rules go: numbered below 73-seat-late.rules, which reads ID_SEAT. */
@@ -29,23 +33,62 @@ struct input_counts {
 	int devices, keyboards, pointers;
 };
 
-/* Told once udev has applied a seat's rules to its devices (or when it
- * did not answer in time, which is logged). */
-typedef void (*input_assigned_fn)(void *data, const struct input_counts *counts);
+/*
+ * Assigning a seat's devices, and giving them back, are operations on the
+ * loop, and none of them waits in it: each changes the rules at its start
+ * (file operations), then has udevd reload them (`udevadm control
+ * --reload`, run as a child watched by its pidfd: input-reload.h), tells
+ * every device concerned to change (input_send_change) and waits for udev's
+ * answer for each on a udev monitor. fn is called from the loop, never from
+ * the start function, once udev has answered for every device, or
+ * timeout_ms after the devices were told (what did not answer is logged);
+ * before that, udevadm gets timeout_ms too, and is killed after it. The
+ * operation is gone by then. fn must not cancel it.
+ */
+struct input_op;
 
-struct input_assignment;
+/* counts: what an assignment found its seat's inputs to match (zeros for
+ * the others). */
+typedef void (*input_done_fn)(void *data, const struct input_counts *counts);
+
+/* Writes the seat's rules, and has udev apply them to the devices there
+ * are. NULL and err if the rules could not be written (nothing is left
+ * half-written) or the loop cannot watch the operation. */
+struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
+		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
+		size_t errlen);
+
+/* Removes the seat's rules and gives the devices udev has on it back to
+ * seat0 (owner root, mode 0660 with a group, at the end, however udev
+ * answered). With no rules of the seat's there, nothing is done: fn is
+ * called on the loop's next turn. NULL, logged, only if the loop cannot
+ * watch the operation (out of descriptors): the rules are gone then, and
+ * the devices are seat0's again when udev next re-reads them. */
+struct input_op *input_release_start(struct poller *poller, const char *seat, int timeout_ms,
+		input_done_fn fn, void *data);
+
+/* As input_release_start, for the rules of every seat (seat NULL) or of
+ * one, left by an earlier run; *removed: how many rules files it removed. */
+struct input_op *input_clean_start(struct poller *poller, const char *seat, int timeout_ms,
+		input_done_fn fn, void *data, int *removed);
 
 /*
- * Writes the seat's rules and has udev apply them to the devices there are;
- * fn is called from the loop when udev has answered for every device, or
- * after timeout_ms. NULL with err if the rules could not be written
- * (nothing is left half-written).
+ * Stops the operation where it is: the rules stay as its start left them
+ * (written, or removed); a running udevadm is killed with SIGKILL and
+ * reaped (which does not wait on udev); devices not told yet are not told,
+ * nor are released ones given back. fn is not called. NULL is a no-op.
  */
-struct input_assignment *input_assign_start(struct poller *poller,
-		const struct seat_config *seat, const char *user, int timeout_ms,
-		input_assigned_fn fn, void *data, char *err, size_t errlen);
-/* Stops waiting (the rules stay: input_release removes them). */
-void input_assignment_cancel(struct input_assignment *assignment);
+void input_op_cancel(struct input_op *op);
+
+/*
+ * The same two to their end on a loop of their own: they block until udev
+ * has answered, twice timeout_ms at most (udevadm's, then udev's). Only
+ * where no loop serves anyone yet, or any more: the
+ * daemon's start (stale rules) and its teardown after its loop failed.
+ * input_clean_stale returns how many files it removed.
+ */
+void input_release(const char *seat, int timeout_ms);
+int input_clean_stale(const char *seat, int timeout_ms);
 
 /* Asks the kernel to send a change uevent for the device at syspath, as
  * `udevadm trigger` does; 0, or -errno (-ENOENT: the device is gone). */
@@ -54,13 +97,6 @@ int input_send_change(const char *syspath);
 /* Logs an error for every device that more than one seat of map matches
  * (naming the device and the seats); returns how many there are. */
 int input_check_overlaps(const struct seatmap *map);
-
-/* Removes the seat's rules and gives its devices back to seat0. */
-void input_release(const char *seat, int timeout_ms);
-
-/* Removes the rules of every seat (seat NULL) or of one, left by an earlier
- * run, and gives those devices back. Returns how many files it removed. */
-int input_clean_stale(const char *seat, int timeout_ms);
 
 /* The event nodes udev has on seat-NAME now, NULL-terminated (strv_free);
  * empty if udev cannot be asked. */

@@ -91,9 +91,19 @@ static void join_cgroup(struct runner *r) {
 	}
 }
 
+/* udev has given the seat's devices back (fleet_reap, after this turn of
+ * the loop, sees that the seat is done with them). */
+static void inputs_released(void *data, const struct input_counts *counts) {
+	struct runner *r = data;
+	(void)counts;
+	r->releasing = NULL;
+}
+
 /* Any hold another process kept on the seat's input devices is revoked,
- * and the devices go back to seat0: the one place they are given back. */
-static void runner_release_inputs(struct runner *r) {
+ * and the devices go back to seat0: the one place they are given back. On
+ * the loop (r->releasing), or, once the loop has ended, here (only when it
+ * failed: a loop that ends well waits for releases). */
+static void runner_release_inputs(struct runner *r, bool loop_ended) {
 	if (!r->inputs_assigned) {
 		return;
 	}
@@ -101,7 +111,12 @@ static void runner_release_inputs(struct runner *r) {
 	char **nodes = input_seat_nodes(name);
 	revoke_input_holders(name, nodes);
 	strv_free(nodes);
-	input_release(name, INPUT_TIMEOUT_MS);
+	if (loop_ended) {
+		input_release(name, INPUT_TIMEOUT_MS);
+	} else {
+		r->releasing = input_release_start(r->env->poller, name, INPUT_TIMEOUT_MS,
+				inputs_released, r);
+	}
 	r->inputs_assigned = false;
 }
 
@@ -109,9 +124,9 @@ static void runner_release_inputs(struct runner *r) {
  * Once the seat's X server and session are gone: whatever they started
  * that is still there (in the seat's cgroup) is killed, any hold another
  * process kept on the seat's input devices is revoked, and the devices go
- * back to seat0.
+ * back to seat0 (see runner_release_inputs).
  */
-static void end_seat_run(struct runner *r) {
+static void end_seat_run(struct runner *r, bool loop_ended) {
 	const char *name = r->seat.config->name;
 	if (r->cgroup_procs >= 0) {
 		close(r->cgroup_procs);
@@ -122,7 +137,7 @@ static void end_seat_run(struct runner *r) {
 					left, left == 1 ? "" : "es");
 		}
 	}
-	runner_release_inputs(r);
+	runner_release_inputs(r, loop_ended);
 }
 
 static int op_prepare(struct seat *seat, char *err, size_t errlen) {
@@ -142,6 +157,10 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 		return -1;
 	}
 	if (!r->inputs_assigned && c->n_inputs > 0) {
+		/* Its devices are the seat's again, whatever udev has made of the
+		 * release so far. */
+		input_op_cancel(r->releasing);
+		r->releasing = NULL;
 		/* A seat without its devices is still a screen: go on, and say so. */
 		char why[512];
 		r->assigning = input_assign_start(r->env->poller, c, r->user.name, INPUT_TIMEOUT_MS,
@@ -159,7 +178,7 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 
 static void op_cancel_prepare(struct seat *seat) {
 	struct runner *r = runner_of(seat);
-	input_assignment_cancel(r->assigning);
+	input_op_cancel(r->assigning);
 	r->assigning = NULL;
 }
 
@@ -207,7 +226,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */
 		pids_remove(r->paths.dir);
-		end_seat_run(r);
+		end_seat_run(r, false);
 	}
 	if (seat->state == SEAT_STOPPED) {
 		/* Its file system goes with it; a failed seat keeps its logs. */
@@ -265,12 +284,14 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 void runner_destroy(struct runner *r) {
 	lessor_link_release(r->env->link, r->seat.lease);
 	runner_stop_watching_ready(r);
-	end_seat_run(r);
+	input_op_cancel(r->assigning);
+	r->assigning = NULL;
+	end_seat_run(r, true);
+	input_op_cancel(r->releasing);
 	if (r->env->cgroups != NULL) {
 		cgroups_seat_remove(r->env->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);
 	}
 	poller_remove(r->timer);
-	input_assignment_cancel(r->assigning);
 	runtime_remove_seat_dir(r->map->runtime_dir, r->seat.config->name);
 	display_release(&r->display);
 	seat_paths_finish(&r->paths);
@@ -280,6 +301,10 @@ void runner_destroy(struct runner *r) {
 	seat_finish(&r->seat);
 	seatmap_free(r->map);
 	free(r);
+}
+
+bool runner_is_done(const struct runner *r) {
+	return seat_is_idle(&r->seat) && r->releasing == NULL;
 }
 
 void runner_status(const struct runner *r, struct seat_status *s, char ***inputs) {

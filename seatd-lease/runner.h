@@ -61,7 +61,11 @@ struct runner {
 	bool inputs_assigned; /* our udev rules for the seat are in place */
 	/* While set, udev hands the seat its devices (the seat is assigning
 	 * inputs); no process exists yet. */
-	struct input_assignment *assigning;
+	struct input_op *assigning;
+	/* While set, udev is giving the seat's devices back to seat0: the seat
+	 * is stopped, but neither restarted, replaced nor quit on until then
+	 * (runner_is_done). */
+	struct input_op *releasing;
 	struct seat_paths paths;
 	struct child xserver, session;
 	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
@@ -74,6 +78,10 @@ struct runner {
 	int cgroup_procs;
 	struct display_hold display; /* its display's names, held from its first start */
 };
+
+/* Whether the seat is idle (stopped or failed) and done with its input
+ * devices: only then is it restarted, replaced, or quit on. */
+bool runner_is_done(const struct runner *r);
 
 /* A stopped runner for config, of map (both copied: the caller may free
  * them); NULL, logged, if the loop cannot take its timer. */

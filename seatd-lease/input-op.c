@@ -1,0 +1,384 @@
+#include <errno.h>
+#include <libudev.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input-reload.h"
+#include "input-rules.h"
+#include "input-udev.h"
+#include "input.h"
+#include "log.h"
+
+/* USB alone allows 127 devices a bus; a seat has a handful. */
+#define MAX_DEVICES 256
+#define MAX_RETURNED 64
+
+/* A device an operation tells udev to re-read. */
+struct op_device {
+	char *syspath, *node; /* node: NULL if it has none */
+	bool waiting;         /* told to change; udev has not answered yet */
+};
+
+/*
+ * Every operation goes the same way, on the loop: the rules change (at the
+ * start, a file operation), udevd reloads them (udevadm, a child watched by
+ * its pidfd), each device concerned is told to change, and udev's answer for
+ * each is awaited. One timer bounds udevadm's run, then udev's answers.
+ */
+struct input_op {
+	struct udev *udev;
+	struct udev_monitor *mon; /* udev's answers, from the triggers on */
+	struct poller *poller;
+	struct poller_source *answers, *timer;
+	struct input_reload *reload; /* while udevadm runs */
+	bool triggered;              /* the devices have been told */
+	struct op_device devices[MAX_DEVICES];
+	size_t n_devices;
+	int pending; /* devices udev has not answered for */
+	/* A release's nodes, handed back to seat0: udev sets no owner once our
+	 * rule is gone. */
+	char *returned[MAX_RETURNED];
+	size_t n_returned;
+	struct input_counts counts;
+	int timeout_ms;
+	input_done_fn fn;
+	void *data;
+};
+
+/* What collect_one looks for, at the operation's start. */
+struct collect {
+	struct input_op *op;
+	const struct seat_config *seat; /* assign: the devices it matches */
+	char want[64];                  /* ID_SEAT=seat-NAME; "": any seat of ours */
+};
+
+static void count(struct input_counts *counts, struct udev_device *dev) {
+	counts->devices++;
+	counts->keyboards += udev_device_get_property_value(dev, "ID_INPUT_KEYBOARD") != NULL;
+	counts->pointers += udev_device_get_property_value(dev, "ID_INPUT_MOUSE") != NULL ||
+		udev_device_get_property_value(dev, "ID_INPUT_TABLET") != NULL ||
+		udev_device_get_property_value(dev, "ID_INPUT_TOUCHPAD") != NULL;
+}
+
+static char *dup_or_null(const char *s) {
+	char *copy = s != NULL ? strdup(s) : NULL;
+	if (s != NULL && copy == NULL) {
+		abort();
+	}
+	return copy;
+}
+
+static void collect_one(struct udev_device *dev, void *data) {
+	struct collect *c = data;
+	struct input_op *op = c->op;
+	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
+	bool ours_now = id_seat != NULL && (c->want[0] != '\0' ? strcmp(id_seat, c->want) == 0
+			: strncmp(id_seat, "seat-", 5) == 0);
+	bool matches = c->seat != NULL && input_device_matches(dev, c->seat);
+	if (matches) {
+		count(&op->counts, dev);
+	}
+	const char *node = udev_device_get_devnode(dev);
+	if (c->seat == NULL && ours_now && node != NULL && op->n_returned < MAX_RETURNED) {
+		op->returned[op->n_returned++] = dup_or_null(node);
+	}
+	if ((ours_now || matches) && op->n_devices < MAX_DEVICES) {
+		op->devices[op->n_devices++] = (struct op_device){
+			.syspath = dup_or_null(udev_device_get_syspath(dev)),
+			.node = dup_or_null(node),
+		};
+	}
+}
+
+/* Reads what udev says on the monitor; returns how many devices it has
+ * answered for. A device unplugged after the trigger answers with remove. */
+static int take_answers(struct input_op *op) {
+	int answered = 0;
+	struct udev_device *dev;
+	while ((dev = udev_monitor_receive_device(op->mon)) != NULL) {
+		const char *action = udev_device_get_action(dev);
+		bool answer = action != NULL && (strcmp(action, "change") == 0 ||
+				strcmp(action, "remove") == 0);
+		for (size_t i = 0; answer && i < op->n_devices; i++) {
+			if (op->devices[i].waiting &&
+					strcmp(op->devices[i].syspath, udev_device_get_syspath(dev)) == 0) {
+				op->devices[i].waiting = false;
+				answered++;
+			}
+		}
+		udev_device_unref(dev);
+	}
+	return answered;
+}
+
+static struct udev_monitor *answers_monitor(struct udev *udev) {
+	struct udev_monitor *mon = udev_monitor_new_from_netlink(udev, "udev");
+	if (mon != NULL) {
+		udev_monitor_filter_add_match_subsystem_devtype(mon, "input", NULL);
+		if (udev_monitor_enable_receiving(mon) != 0) {
+			udev_monitor_unref(mon);
+			mon = NULL;
+		}
+	}
+	return mon;
+}
+
+void input_op_cancel(struct input_op *op) {
+	if (op == NULL) {
+		return;
+	}
+	poller_remove(op->answers);
+	poller_remove(op->timer);
+	input_reload_cancel(op->reload);
+	for (size_t i = 0; i < op->n_devices; i++) {
+		free(op->devices[i].syspath);
+		free(op->devices[i].node);
+	}
+	for (size_t i = 0; i < op->n_returned; i++) {
+		free(op->returned[i]);
+	}
+	if (op->mon != NULL) {
+		udev_monitor_unref(op->mon);
+	}
+	if (op->udev != NULL) {
+		udev_unref(op->udev);
+	}
+	free(op);
+}
+
+/* udev's own rules gave released nodes their group again (input, on Debian);
+ * owner root and mode 0660 are what they have without a seat. */
+static void give_back(struct input_op *op) {
+	for (size_t i = 0; i < op->n_returned; i++) {
+		struct stat st;
+		if (stat(op->returned[i], &st) == 0 && st.st_uid != 0 &&
+				(chown(op->returned[i], 0, st.st_gid) != 0 ||
+				chmod(op->returned[i], st.st_gid != 0 ? 0660 : 0600) != 0)) {
+			log_warning("inputs: cannot give %s back to root: %s", op->returned[i],
+					strerror(errno));
+		}
+	}
+}
+
+/* Tells the caller, then frees: the caller must not cancel it from fn. */
+static void op_done(struct input_op *op) {
+	if (op->pending > 0) {
+		log_warning("inputs: udev did not answer for %d of %zu devices within %d ms; "
+				"going on without waiting", op->pending, op->n_devices, op->timeout_ms);
+	}
+	give_back(op);
+	input_done_fn fn = op->fn;
+	void *data = op->data;
+	struct input_counts counts = op->counts;
+	input_op_cancel(op);
+	fn(data, &counts);
+}
+
+static void answered(int fd, uint32_t events, void *data) {
+	struct input_op *op = data;
+	(void)fd;
+	(void)events;
+	op->pending -= take_answers(op);
+	if (op->pending <= 0) {
+		op->pending = 0;
+		op_done(op);
+	}
+}
+
+/* Tells every device to change (after the monitor listens: no answer is
+ * missed) and keeps those told; the ones gone by now answer nothing. */
+static void send_triggers(struct input_op *op) {
+	op->triggered = true;
+	op->mon = op->udev != NULL ? answers_monitor(op->udev) : NULL;
+	size_t kept = 0;
+	for (size_t i = 0; i < op->n_devices; i++) {
+		struct op_device *d = &op->devices[i];
+		const char *what = d->node != NULL ? d->node : d->syspath;
+		int ret = input_send_change(d->syspath);
+		if (ret == -ENOENT || ret == -ENODEV) {
+			log_notice("inputs: %s went away before udev could re-read it; skipping it",
+					what);
+		} else if (ret < 0) {
+			log_warning("inputs: cannot ask udev to re-read %s: %s", what, strerror(-ret));
+		}
+		if (ret < 0) {
+			free(d->syspath);
+			free(d->node);
+			continue;
+		}
+		d->waiting = true;
+		op->devices[kept++] = *d;
+	}
+	op->n_devices = kept;
+	op->pending = (int)kept;
+	if (op->mon != NULL && kept > 0) {
+		op->answers = poller_add_fd(op->poller, udev_monitor_get_fd(op->mon), EPOLLIN,
+				answered, op);
+	}
+	if (op->answers == NULL) {
+		/* Nothing to wait for: done on the next turn of the loop. */
+		op->pending = 0;
+	}
+	poller_timer_arm(op->timer, op->answers != NULL ? (uint64_t)op->timeout_ms : 1);
+}
+
+static void reloaded(void *data, bool ok) {
+	struct input_op *op = data;
+	op->reload = NULL;
+	if (!ok) {
+		log_warning("inputs: udevadm control --reload failed; udev may apply the new "
+				"rules only after its own check");
+	}
+	send_triggers(op);
+}
+
+/* udevadm's deadline, udev's, or the next turn after the end. */
+static void timed_out(void *data) {
+	struct input_op *op = data;
+	if (!op->triggered) {
+		/* udevadm outlived its own timeout: the devices are told all the
+		 * same, and udev gets its time to answer. */
+		log_warning("inputs: udevadm control --reload did not end within %d ms; killed it",
+				op->timeout_ms);
+		input_reload_cancel(op->reload);
+		op->reload = NULL;
+		send_triggers(op);
+		return;
+	}
+	op_done(op);
+}
+
+/* The operation, its rules changed and its devices collected; has udevd
+ * reload the rules. NULL if the loop cannot watch it (no timer). */
+static struct input_op *op_run(struct poller *poller, struct input_op *op, int timeout_ms,
+		input_done_fn fn, void *data) {
+	op->poller = poller;
+	op->timeout_ms = timeout_ms;
+	op->fn = fn;
+	op->data = data;
+	op->timer = poller_add_timer(poller, timed_out, op);
+	if (op->timer == NULL) {
+		log_error("inputs: cannot watch udev: %s", strerror(errno));
+		input_op_cancel(op);
+		return NULL;
+	}
+	poller_timer_arm(op->timer, (uint64_t)timeout_ms);
+	char why[512];
+	op->reload = input_reload_start(poller, reloaded, op, why, sizeof(why));
+	if (op->reload == NULL) {
+		log_warning("inputs: cannot run udevadm control --reload: %s; udev may apply the "
+				"new rules only after its own check", why);
+		send_triggers(op);
+	}
+	return op;
+}
+
+static struct input_op *op_new(void) {
+	struct input_op *op = calloc(1, sizeof(*op));
+	if (op == NULL) {
+		abort();
+	}
+	op->udev = udev_new();
+	if (op->udev == NULL) {
+		log_error("inputs: cannot talk to udev: %s", strerror(errno));
+	}
+	return op;
+}
+
+static void collect(struct input_op *op, const struct seat_config *seat, const char *seat_name) {
+	struct collect c = {.op = op, .seat = seat};
+	if (seat_name != NULL) {
+		snprintf(c.want, sizeof(c.want), "seat-%s", seat_name);
+	}
+	if (op->udev != NULL) {
+		input_each_event_device(op->udev, collect_one, &c);
+	}
+}
+
+struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
+		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
+		size_t errlen) {
+	char *text = input_rules_text(seat, user, err, errlen);
+	if (text == NULL) {
+		return NULL;
+	}
+	int ret = input_rules_write(seat->name, text, err, errlen);
+	free(text);
+	if (ret != 0) {
+		return NULL;
+	}
+	struct input_op *op = op_new();
+	collect(op, seat, seat->name);
+	op = op_run(poller, op, timeout_ms, fn, data);
+	if (op == NULL) {
+		char path[4096];
+		input_rules_path(seat->name, path, sizeof(path));
+		unlink(path);
+		snprintf(err, errlen, "cannot watch udev: %s", strerror(errno));
+	}
+	return op;
+}
+
+struct input_op *input_clean_start(struct poller *poller, const char *seat, int timeout_ms,
+		input_done_fn fn, void *data, int *removed) {
+	*removed = input_rules_remove(INPUT_RULES_DIR, seat);
+	struct input_op *op = op_new();
+	if (*removed > 0) {
+		collect(op, NULL, seat);
+		return op_run(poller, op, timeout_ms, fn, data);
+	}
+	/* Nothing to undo: done on the loop's next turn. */
+	op->fn = fn;
+	op->data = data;
+	op->triggered = true;
+	op->timer = poller_add_timer(poller, timed_out, op);
+	if (op->timer == NULL || poller_timer_arm(op->timer, 1) != 0) {
+		input_op_cancel(op);
+		return NULL;
+	}
+	return op;
+}
+
+struct input_op *input_release_start(struct poller *poller, const char *seat, int timeout_ms,
+		input_done_fn fn, void *data) {
+	int removed;
+	return input_clean_start(poller, seat, timeout_ms, fn, data, &removed);
+}
+
+static void sync_done(void *data, const struct input_counts *counts) {
+	(void)counts;
+	*(bool *)data = true;
+}
+
+/* Runs one operation on a loop of its own, to its end. */
+static int run_alone(const char *seat, int timeout_ms) {
+	struct poller *poller = poller_create();
+	if (poller == NULL) {
+		log_error("inputs: cannot create an event loop: %s", strerror(errno));
+		return input_rules_remove(INPUT_RULES_DIR, seat);
+	}
+	bool done = false;
+	int removed = 0;
+	struct input_op *op = input_clean_start(poller, seat, timeout_ms, sync_done, &done,
+			&removed);
+	while (op != NULL && !done) {
+		if (poller_dispatch(poller) != 0) {
+			input_op_cancel(op);
+			break;
+		}
+	}
+	poller_destroy(poller);
+	return removed;
+}
+
+void input_release(const char *seat, int timeout_ms) {
+	run_alone(seat, timeout_ms);
+}
+
+int input_clean_stale(const char *seat, int timeout_ms) {
+	return run_alone(seat, timeout_ms);
+}

@@ -1,0 +1,149 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "input-rules.h"
+#include "input.h"
+#include "text.h"
+#include "values.h"
+
+void input_rules_path(const char *seat, char *buf, size_t len) {
+	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
+}
+
+/* One udev match for one of our match kinds. */
+static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
+		size_t errlen) {
+	if (!input_match_check(m, err, errlen)) {
+		return false;
+	}
+	/* Each says what input_match_test() says; see match.h. */
+	switch (m->kind) {
+	case MATCH_PATH:
+		/* A device without ID_PATH is "" to udev, which "*" matches. */
+		snprintf(buf, len, "ENV{ID_PATH}==\"?*\", ENV{ID_PATH}==\"%s\"", m->pattern);
+		break;
+	case MATCH_NAME:
+		/* The input device's name (inputN): not that of any other parent
+		 * (an i2c device's, say). */
+		snprintf(buf, len, "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
+		break;
+	case MATCH_USB:
+		/* Both on the same parent: udev's ATTRS keys match one device. */
+		snprintf(buf, len, "ATTRS{idVendor}==\"%04x\", ATTRS{idProduct}==\"%04x\"",
+				m->vendor, m->product);
+		break;
+	case MATCH_SYSFS:
+		/* DEVPATH has no /sys; the device is the prefix or below it. */
+		snprintf(buf, len, "DEVPATH==\"%s|%s/*\"", m->pattern + strlen("/sys"),
+				m->pattern + strlen("/sys"));
+		break;
+	case MATCH_NODE:
+		/* DEVNAME is a property, not a key of udev's own (DEVNAME== makes
+		 * udev drop the whole rule). */
+		if (strncmp(m->pattern, "/dev/input/event", 16) == 0) {
+			snprintf(buf, len, "ENV{DEVNAME}==\"%s\"", m->pattern);
+		} else {
+			snprintf(buf, len, "SYMLINK==\"%s\"", m->pattern +
+					(strncmp(m->pattern, "/dev/", 5) == 0 ? 5 : 0));
+		}
+		break;
+	}
+	return true;
+}
+
+char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
+		size_t errlen) {
+	/* What goes into assignments, where udev substitutes % and $: the map's
+	 * rules for both (seat names have neither). */
+	if (!user_name_valid(user, err, errlen)) {
+		return NULL;
+	}
+	if (!seat_name_valid(seat->name)) {
+		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
+		return NULL;
+	}
+	size_t cap = 512 + seat->n_inputs * 1024;
+	char *text = calloc(1, cap);
+	if (text == NULL) {
+		abort();
+	}
+	text_append(text, cap, "# seatd-lease: the input devices of seat %s. Written at the "
+			"seat's start,\n# removed at its end; do not edit.\n", seat->name);
+	for (size_t i = 0; i < seat->n_inputs; i++) {
+		char match[768];
+		if (!rule_match(&seat->inputs[i], match, sizeof(match), err, errlen)) {
+			free(text);
+			return NULL;
+		}
+		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
+				"%s, ENV{ID_SEAT}=\"seat-%s\", OWNER=\"%s\", MODE=\"0600\", "
+				"TAG-=\"uaccess\"\n", match, seat->name, user);
+	}
+	return text;
+}
+
+int input_rules_write(const char *seat, const char *text, char *err, size_t errlen) {
+	if (mkdir("/run/udev", 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create /run/udev: %s", strerror(errno));
+		return -1;
+	}
+	if (mkdir(INPUT_RULES_DIR, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", INPUT_RULES_DIR, strerror(errno));
+		return -1;
+	}
+	char path[4096], tmp[4200];
+	input_rules_path(seat, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether name (a file in the rules directory) is ours, and seat's unless
+ * seat is NULL. */
+static bool ours(const char *name, const char *seat) {
+	size_t plen = strlen(INPUT_RULES_PREFIX);
+	if (strncmp(name, INPUT_RULES_PREFIX, plen) != 0) {
+		return false;
+	}
+	name += plen;
+	if (seat == NULL) {
+		return strlen(name) > strlen(".rules");
+	}
+	size_t slen = strlen(seat);
+	return strncmp(name, seat, slen) == 0 && strcmp(name + slen, ".rules") == 0;
+}
+
+int input_rules_remove(const char *dir, const char *seat) {
+	DIR *d = opendir(dir);
+	if (d == NULL) {
+		return 0;
+	}
+	int removed = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (ours(e->d_name, seat) && unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			removed++;
+		}
+	}
+	closedir(d);
+	return removed;
+}

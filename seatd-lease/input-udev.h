@@ -1,0 +1,27 @@
+#ifndef SEATD_LEASE_INPUT_UDEV_H
+#define SEATD_LEASE_INPUT_UDEV_H
+
+#include <libudev.h>
+#include <stdbool.h>
+
+#include "seatmap.h"
+
+/*
+ * What udev knows of the event devices now, for the input*.c files: each
+ * reads udev's database (sysfs and /run/udev/data), none waits for udevd.
+ */
+
+/* The device's name, as its input parent has it (what libinput shows); NULL
+ * if it has none. */
+const char *input_device_name(struct udev_device *dev);
+
+/* Calls fn for every event device udev knows now (none if it cannot be
+ * asked). */
+void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data);
+
+/* Whether one of seat's inputs matches dev, as match.h's input_match_test
+ * sees it. */
+bool input_device_matches(struct udev_device *dev, const struct seat_config *seat);
+
+#endif
