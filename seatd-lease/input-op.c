@@ -12,6 +12,8 @@
 #include "input-udev.h"
 #include "input.h"
 #include "log.h"
+#include "values.h"
+#include "xalloc.h"
 
 /* USB alone allows 127 devices a bus; a seat has a handful. */
 #define MAX_DEVICES 256
@@ -53,7 +55,7 @@ struct input_op {
 struct collect {
 	struct input_op *op;
 	const struct seat_config *seat; /* assign: the devices it matches */
-	char want[64];                  /* ID_SEAT=seat-NAME; "": any seat of ours */
+	char want[SEAT_ID_MAX];                /* ID_SEAT=seat-NAME; "": any seat of ours */
 };
 
 static void count(struct input_counts *counts, struct udev_device *dev) {
@@ -65,11 +67,7 @@ static void count(struct input_counts *counts, struct udev_device *dev) {
 }
 
 static char *dup_or_null(const char *s) {
-	char *copy = s != NULL ? strdup(s) : NULL;
-	if (s != NULL && copy == NULL) {
-		abort();
-	}
-	return copy;
+	return s != NULL ? xstrdup(s) : NULL;
 }
 
 static void collect_one(struct udev_device *dev, void *data) {
@@ -77,7 +75,7 @@ static void collect_one(struct udev_device *dev, void *data) {
 	struct input_op *op = c->op;
 	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
 	bool ours_now = id_seat != NULL && (c->want[0] != '\0' ? strcmp(id_seat, c->want) == 0
-			: strncmp(id_seat, "seat-", 5) == 0);
+			: seat_id_name(id_seat) != NULL);
 	bool matches = c->seat != NULL && input_device_matches(dev, c->seat);
 	if (matches) {
 		count(&op->counts, dev);
@@ -292,7 +290,7 @@ static struct input_op *op_new(void) {
 static void collect(struct input_op *op, const struct seat_config *seat, const char *seat_name) {
 	struct collect c = {.op = op, .seat = seat};
 	if (seat_name != NULL) {
-		snprintf(c.want, sizeof(c.want), "seat-%s", seat_name);
+		seat_id(seat_name, c.want);
 	}
 	if (op->udev != NULL) {
 		input_each_event_device(op->udev, collect_one, &c);

@@ -82,9 +82,10 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 			free(text);
 			return NULL;
 		}
+		char id[SEAT_ID_MAX];
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
-				"%s, ENV{ID_SEAT}=\"seat-%s\", OWNER=\"%s\", MODE=\"0600\", "
-				"TAG-=\"uaccess\"\n", match, seat->name, user);
+				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
+				"TAG-=\"uaccess\"\n", match, seat_id(seat->name, id), user);
 	}
 	return text;
 }

@@ -9,6 +9,7 @@
 #include "input-udev.h"
 #include "input.h"
 #include "log.h"
+#include "values.h"
 #include "text.h"
 
 const char *input_device_name(struct udev_device *dev) {
@@ -191,7 +192,7 @@ void input_probe_free(struct input_probe_device *devices, size_t n) {
 }
 
 struct seat_nodes {
-	char want[64];
+	char want[SEAT_ID_MAX];
 	char **nodes;
 	size_t n;
 };
@@ -214,7 +215,7 @@ char **input_seat_nodes(const char *seat) {
 	if (sn.nodes == NULL) {
 		abort();
 	}
-	snprintf(sn.want, sizeof(sn.want), "seat-%s", seat);
+	seat_id(seat, sn.want);
 	struct udev *udev = udev_new();
 	if (udev != NULL) {
 		input_each_event_device(udev, collect_node, &sn);

@@ -6,6 +6,7 @@
 
 #include "input-udev.h"
 #include "input.h"
+#include "values.h"
 
 struct input_watch {
 	struct udev *udev;
@@ -24,11 +25,11 @@ static void watch_readable(int fd, uint32_t events, void *data) {
 		const char *sysname = udev_device_get_sysname(dev);
 		bool added = action != NULL && strcmp(action, "add") == 0;
 		bool removed = action != NULL && strcmp(action, "remove") == 0;
-		if ((added || removed) && id_seat != NULL && strncmp(id_seat, "seat-", 5) == 0 &&
+		if ((added || removed) && seat_id_name(id_seat) != NULL &&
 				sysname != NULL && strncmp(sysname, "event", 5) == 0) {
 			const char *name = input_device_name(dev);
 			const char *node = udev_device_get_devnode(dev);
-			w->fn(id_seat + 5, added, node ? node : sysname, name ? name : "(no name)",
+			w->fn(seat_id_name(id_seat), added, node ? node : sysname, name ? name : "(no name)",
 					w->data);
 		}
 		udev_device_unref(dev);
