@@ -36,6 +36,7 @@ struct input_op {
 	struct udev_monitor *mon; /* udev's answers, from the triggers on */
 	struct poller *poller;
 	struct poller_source *answers, *timer;
+	struct poller_source *next_turn; /* done on the loop's next turn */
 	struct input_reload *reload; /* while udevadm runs */
 	bool triggered;              /* the devices have been told */
 	struct op_device devices[MAX_DEVICES];
@@ -131,6 +132,7 @@ void input_op_cancel(struct input_op *op) {
 	}
 	poller_remove(op->answers);
 	poller_remove(op->timer);
+	poller_remove(op->next_turn);
 	input_reload_cancel(op->reload);
 	for (size_t i = 0; i < op->n_devices; i++) {
 		free(op->devices[i].syspath);
@@ -187,6 +189,21 @@ static void answered(int fd, uint32_t events, void *data) {
 	}
 }
 
+static void next_turn_came(void *data) {
+	struct input_op *op = data;
+	op->next_turn = NULL;
+	op_done(op);
+}
+
+/* Ends op on the loop's next turn, never from inside its start. */
+static void done_next_turn(struct input_op *op) {
+	op->next_turn = poller_defer(op->poller, next_turn_came, op);
+	if (op->next_turn == NULL) {
+		log_error("inputs: cannot defer to the loop: %s", strerror(errno));
+		abort();
+	}
+}
+
 /* Tells every device to change (after the monitor listens: no answer is
  * missed) and keeps those told; the ones gone by now answer nothing. */
 static void send_triggers(struct input_op *op) {
@@ -220,8 +237,11 @@ static void send_triggers(struct input_op *op) {
 	if (op->answers == NULL) {
 		/* Nothing to wait for: done on the next turn of the loop. */
 		op->pending = 0;
+		poller_timer_arm(op->timer, 0);
+		done_next_turn(op);
+		return;
 	}
-	poller_timer_arm(op->timer, op->answers != NULL ? (uint64_t)op->timeout_ms : 1);
+	poller_timer_arm(op->timer, (uint64_t)op->timeout_ms);
 }
 
 static void reloaded(void *data, bool ok) {
@@ -330,14 +350,11 @@ struct input_op *input_clean_start(struct poller *poller, const char *seat, int 
 		return op_run(poller, op, timeout_ms, fn, data);
 	}
 	/* Nothing to undo: done on the loop's next turn. */
+	op->poller = poller;
 	op->fn = fn;
 	op->data = data;
 	op->triggered = true;
-	op->timer = poller_add_timer(poller, timed_out, op);
-	if (op->timer == NULL || poller_timer_arm(op->timer, 1) != 0) {
-		input_op_cancel(op);
-		return NULL;
-	}
+	done_next_turn(op);
 	return op;
 }
 

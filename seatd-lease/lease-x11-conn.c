@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 #include <xcb/randr.h>
 #include <xcb/xcb.h>
@@ -67,11 +66,17 @@ static bool drain(struct x11_lessor *l, xcb_connection_t *conn) {
 	return changed;
 }
 
+static void kicked(void *data);
+
 void x11_kick(struct x11_lessor *l) {
-	uint64_t one = 1;
-	if (write(l->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
-		log_warning("X server %s: cannot wake the event loop: %s", l->display,
+	if (l->kick_source != NULL) {
+		return; /* already due on the next turn */
+	}
+	l->kick_source = poller_defer(l->poller, kicked, l);
+	if (l->kick_source == NULL) {
+		log_error("X server %s: cannot defer to the event loop: %s", l->display,
 				strerror(errno));
+		abort();
 	}
 }
 
@@ -243,13 +248,9 @@ static void events_readable(int fd, uint32_t events, void *data) {
 	}
 }
 
-static void kicked(int fd, uint32_t events, void *data) {
+static void kicked(void *data) {
 	struct x11_lessor *l = data;
-	uint64_t count;
-	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN) {
-		log_warning("X server %s: reading the wake-up counter: %s", l->display,
-				strerror(errno));
-	}
+	l->kick_source = NULL;
 	pump(l);
 }
 
@@ -367,11 +368,7 @@ static void dialed(int fd, uint32_t events, void *data) {
 
 bool x11_conn_start(struct x11_lessor *l, char *err, size_t errlen) {
 	l->redial_ms = REDIAL_MIN_MS;
-	l->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (l->kick_fd < 0
-			|| (l->kick_source = poller_add_fd(l->poller, l->kick_fd, EPOLLIN, kicked,
-			l)) == NULL
-			|| (l->stall_timer = poller_add_timer(l->poller, stall_timer_fired, l)) == NULL
+	if ((l->stall_timer = poller_add_timer(l->poller, stall_timer_fired, l)) == NULL
 			|| (l->redial_timer = poller_add_timer(l->poller, redial, l)) == NULL) {
 		snprintf(err, errlen, "cannot set up the event loop for X server %s: %s",
 				l->display, strerror(errno));
@@ -404,9 +401,6 @@ void x11_conn_stop(struct x11_lessor *l) {
 	poller_remove(l->stall_timer);
 	poller_remove(l->redial_timer);
 	drm_uevents_close(l->uevents);
-	if (l->kick_fd >= 0) {
-		close(l->kick_fd);
-	}
 	if (l->conn != NULL) {
 		xcb_disconnect(l->conn);
 	}

@@ -203,7 +203,6 @@ static struct lessor *x11_create(const struct seatmap *map, struct poller *polle
 	snprintf(where, sizeof(where), "X server %s", map->display);
 	lessor_init(&l->base, &lessor_x11_impl, &x11_backend, where, listener);
 	l->poller = poller;
-	l->kick_fd = -1;
 	if (!x11_conn_start(l, err, errlen)) {
 		x11_destroy(&l->base);
 		return NULL;

@@ -95,10 +95,10 @@ struct x11_lessor {
 	struct poller_source *source;      /* events */
 	struct poller_source *conn_source; /* conn: replies; room while flush_pending */
 	bool flush_pending; /* requests queued that the socket had no room for */
-	/* Wakes the loop after a seat's lease() or release(): replies libxcb
-	 * read meanwhile, and a broken connection (lost() must not run inside
-	 * the seat's own call), are handled from there. */
-	int kick_fd;
+	/* Due on the loop's next turn (poller_defer) after a seat's lease() or
+	 * release(): replies libxcb read meanwhile, and a broken connection
+	 * (lost() must not run inside the seat's own call), are handled from
+	 * there. NULL when none is due. */
 	struct poller_source *kick_source;
 	/* Since when the server owes an answer (0: none owed), and whether it
 	 * has owed one for STALL_MS (the seats were told, the log says it). */
@@ -125,7 +125,7 @@ bool x11_conn_start(struct x11_lessor *l, char *err, size_t errlen);
 void x11_conn_stop(struct x11_lessor *l);
 /* Hands queued requests to the socket when it has room (never waits). */
 void x11_flush(struct x11_lessor *l);
-/* Wakes the loop to take what libxcb read meanwhile. */
+/* Has the loop take what libxcb read meanwhile, on its next turn. */
 void x11_kick(struct x11_lessor *l);
 /* After something was asked of the server: the stall clock runs. */
 void x11_asked(struct x11_lessor *l);
