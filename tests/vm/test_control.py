@@ -25,11 +25,15 @@ def rig():
         yield r
 
 
-def seats(*specs, general=""):
+def seat_dicts(*specs):
     """specs: (name, head, user, colour); head's keyboard is the seat's."""
-    return seat_map("x11", [dict(name=n, outputs="Virtual-%d" % h, user=u, colour=c,
-                                 extra="inputs = path:%s\n" % rigmod.keyboard_id_path(h))
-                            for n, h, u, c in specs], general=general)
+    return [dict(name=n, outputs="Virtual-%d" % h, user=u, colour=c,
+                 extra="inputs = path:%s\n" % rigmod.keyboard_id_path(h))
+            for n, h, u, c in specs]
+
+
+def seats(*specs, general=""):
+    return seat_map("x11", seat_dicts(*specs), general=general)
 
 
 S1 = ("s1", 2, "lab1", SEAT_COLOURS[0])
@@ -225,6 +229,28 @@ def test_sd_notify_ready_status_stopping(rig):
         sup.stop()
         notify.stop()
     assert "STOPPING=1" in notify.output().splitlines()
+
+
+def test_a_seat_inserted_at_the_top_keeps_the_others_running(rig):
+    # Automatic displays: s1 :10, s2 :11. A seat inserted above them (on an
+    # output this card does not have: it waits) takes a number of its own,
+    # and the others keep their displays and their X servers.
+    with Supervisor(rig, seats(S1, S2)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        before = status_json(rig)
+        assert (before["s1"]["display"], before["s2"]["display"]) == (":10", ":11")
+        pids = sup.xserver_pid("s1"), sup.xserver_pid("s2")
+        top = dict(name="s0", outputs="Virtual-9", user="lab3", colour=SEAT_COLOURS[2])
+        rig.write_file(CONFIG, seat_map("x11", [top] + seat_dicts(S1, S2)).encode())
+        r = ctl(rig, "reload")
+        assert r.status == 0, r.stderr
+        assert "1 started, 0 stopped, 0 restarted, 2 unchanged" in r.stdout, r.stdout
+        after = status_json(rig)
+        assert (after["s1"]["display"], after["s2"]["display"]) == (":10", ":11"), after
+        assert after["s0"]["display"] == ":12", after
+        assert (sup.xserver_pid("s1"), sup.xserver_pid("s2")) == pids
+        assert sup.stop() == 0
 
 
 def test_reloads_in_quick_succession(rig):
