@@ -17,13 +17,16 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	if (seats == NULL || inputs == NULL) {
 		abort();
 	}
+	struct input_nodes all;
+	input_nodes_now(&all);
 	size_t n = 0;
 	for (size_t i = 0; i < fleet->n_runners; i++) {
 		if (!fleet->runners[i]->retiring) {
-			runner_status(fleet->runners[i], &seats[n], &inputs[n]);
+			runner_status(fleet->runners[i], &all, &seats[n], &inputs[n]);
 			n++;
 		}
 	}
+	input_nodes_free(&all);
 	char *text = json ? status_json(seats, n) : status_table(seats, n);
 	fputs(text, out);
 	free(text);

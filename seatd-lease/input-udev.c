@@ -10,6 +10,7 @@
 #include "input.h"
 #include "log.h"
 #include "values.h"
+#include "xalloc.h"
 #include "text.h"
 
 const char *input_device_name(struct udev_device *dev) {
@@ -222,4 +223,48 @@ char **input_seat_nodes(const char *seat) {
 		udev_unref(udev);
 	}
 	return sn.nodes;
+}
+
+static void collect_any(struct udev_device *dev, void *data) {
+	struct input_nodes *all = data;
+	const char *seat = seat_id_name(udev_device_get_property_value(dev, "ID_SEAT"));
+	const char *node = udev_device_get_devnode(dev);
+	if (seat == NULL || node == NULL) {
+		return;
+	}
+	all->seats = xrealloc(all->seats, (all->n + 1) * sizeof(*all->seats));
+	all->nodes = xrealloc(all->nodes, (all->n + 1) * sizeof(*all->nodes));
+	all->seats[all->n] = xstrdup(seat);
+	all->nodes[all->n] = xstrdup(node);
+	all->n++;
+}
+
+void input_nodes_now(struct input_nodes *all) {
+	*all = (struct input_nodes){0};
+	struct udev *udev = udev_new();
+	if (udev != NULL) {
+		input_each_event_device(udev, collect_any, all);
+		udev_unref(udev);
+	}
+}
+
+char **input_nodes_of(const struct input_nodes *all, const char *seat) {
+	char **nodes = xcalloc(all->n + 1, sizeof(*nodes));
+	size_t n = 0;
+	for (size_t i = 0; i < all->n; i++) {
+		if (strcmp(all->seats[i], seat) == 0) {
+			nodes[n++] = xstrdup(all->nodes[i]);
+		}
+	}
+	return nodes;
+}
+
+void input_nodes_free(struct input_nodes *all) {
+	for (size_t i = 0; i < all->n; i++) {
+		free(all->seats[i]);
+		free(all->nodes[i]);
+	}
+	free(all->seats);
+	free(all->nodes);
+	*all = (struct input_nodes){0};
 }

@@ -102,6 +102,18 @@ int input_check_overlaps(const struct seatmap *map);
  * empty if udev cannot be asked. */
 char **input_seat_nodes(const char *seat);
 
+/* Every event node udev has on a seat of ours now, in one look (what
+ * `status` shows for all seats): nodes[i] is on seat seats[i] (NAME).
+ * Empty if udev cannot be asked. Free with input_nodes_free. */
+struct input_nodes {
+	char **seats, **nodes;
+	size_t n;
+};
+void input_nodes_now(struct input_nodes *all);
+/* The nodes of all on seat, NULL-terminated (strv_free); never NULL. */
+char **input_nodes_of(const struct input_nodes *all, const char *seat);
+void input_nodes_free(struct input_nodes *all);
+
 /* One event device as `check --probe` shows it. */
 struct input_probe_device {
 	char *node, *name, *id_path;

@@ -307,8 +307,9 @@ bool runner_is_done(const struct runner *r) {
 	return seat_is_idle(&r->seat) && r->releasing == NULL;
 }
 
-void runner_status(const struct runner *r, struct seat_status *s, char ***inputs) {
-	*inputs = input_seat_nodes(runner_name(r));
+void runner_status(const struct runner *r, const struct input_nodes *all,
+		struct seat_status *s, char ***inputs) {
+	*inputs = input_nodes_of(all, runner_name(r));
 	status_of_seat(s, &r->seat, r->xserver.pid, r->session.pid, *inputs, poller_now_ms(),
 			time(NULL));
 }
