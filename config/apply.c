@@ -220,6 +220,11 @@ static void apply_xserver_args(struct interp_ctx *c, struct seat_config *seat,
 						? " (add your own sections with xorg_conf = PATH)" : "");
 			}
 		}
+		if (strcmp(words[i], "-listen") == 0) {
+			interp_error(c, e->line, "xserver_args: -listen would undo seatd-lease's "
+					"-nolisten local, and let a seat's user take or reach the "
+					"display's socket; remove it");
+		}
 		if (words[i][0] == ':' && isdigit((unsigned char)words[i][1])) {
 			interp_error(c, e->line, "xserver_args: set the seat's display with "
 					"display = %s, not in xserver_args", words[i]);
