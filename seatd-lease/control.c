@@ -17,7 +17,6 @@
 
 /* A request is a seat name and a few words: anything longer is not one. */
 #define REQUEST_MAX 512
-#define MAX_WORDS 8
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
 
@@ -95,27 +94,38 @@ static bool one_line(const char *buf, size_t len) {
 	return len > 0 && buf[len - 1] == '\n';
 }
 
-static void handle_request(struct control_client *c) {
+int control_parse(char *buf, size_t len, char *argv[CONTROL_MAX_WORDS + 1]) {
 	/* A request ends at its first newline: nothing may follow it, and
 	 * nothing after a NUL may hide in it. */
-	if (!one_line(c->buf, c->len)) {
-		log_warning("control: refused a request of uid %d (pid %d) that is not one line of "
-				"text", (int)c->cred.uid, (int)c->cred.pid);
-		const char *msg = "a request is one line of words, and nothing after it; refused\n";
-		send_reply(c->fd, CONTROL_USAGE, msg, strlen(msg));
-		return;
+	if (!one_line(buf, len)) {
+		return -1;
 	}
-	char *argv[MAX_WORDS + 1];
+	buf[len - 1] = '\0';
 	int argc = 0;
 	char *save = NULL;
-	for (char *w = strtok_r(c->buf, " \t\n", &save); w != NULL;
-			w = strtok_r(NULL, " \t\n", &save)) {
-		if (argc == MAX_WORDS) {
-			break;
+	for (char *w = strtok_r(buf, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save)) {
+		if (argc == CONTROL_MAX_WORDS) {
+			return -2;
 		}
 		argv[argc++] = w;
 	}
 	argv[argc] = NULL;
+	return argc;
+}
+
+static void handle_request(struct control_client *c) {
+	char *argv[CONTROL_MAX_WORDS + 1];
+	int argc = control_parse(c->buf, c->len, argv);
+	if (argc < 0) {
+		log_warning("control: refused a request of uid %d (pid %d): %s",
+				(int)c->cred.uid, (int)c->cred.pid, argc == -1
+				? "not one line of text" : "too many words");
+		const char *msg = argc == -1
+			? "a request is one line of words, and nothing after it; refused\n"
+			: "a request has at most 8 words; refused\n";
+		send_reply(c->fd, CONTROL_USAGE, msg, strlen(msg));
+		return;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);

@@ -26,6 +26,18 @@
 #define CONTROL_DENIED 4
 #define CONTROL_NO_SEAT 5
 
+/* The most words a request may have. */
+#define CONTROL_MAX_WORDS 8
+
+/*
+ * Splits one request (buf: the len bytes read, NUL-terminated at len) into
+ * its words, in place: argv gets them, NULL-terminated, each non-empty and
+ * free of blanks and control characters. Returns how many (0: an empty
+ * request), -1 if buf is not one line of text ending in its newline, -2 if
+ * it has more than CONTROL_MAX_WORDS words. Pure.
+ */
+int control_parse(char *buf, size_t len, char *argv[CONTROL_MAX_WORDS + 1]);
+
 /* Handles one request (argv: its words); writes the reply text to out and
  * returns its exit status. */
 typedef int (*control_fn)(void *data, int argc, char **argv, FILE *out);

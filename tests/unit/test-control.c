@@ -182,6 +182,30 @@ static void a_request_ends_at_its_first_newline(void **state) {
 	assert_int_equal(seen.calls, 0);
 }
 
+/* control_parse: words, one line, at most CONTROL_MAX_WORDS. */
+static int parse(const char *text, char *buf, char **argv) {
+	size_t len = strlen(text);
+	memcpy(buf, text, len + 1);
+	return control_parse(buf, len, argv);
+}
+
+static void requests_are_parsed_into_words(void **state) {
+	(void)state;
+	char buf[128];
+	char *argv[CONTROL_MAX_WORDS + 1];
+	assert_int_equal(parse("stop  lab-1\t\n", buf, argv), 2);
+	assert_string_equal(argv[0], "stop");
+	assert_string_equal(argv[1], "lab-1");
+	assert_null(argv[2]);
+	assert_int_equal(parse(" \t\n", buf, argv), 0);
+	assert_int_equal(parse("status", buf, argv), -1);          /* no newline */
+	assert_int_equal(parse("status\nstop s1\n", buf, argv), -1); /* more after it */
+	assert_int_equal(parse("stop s\0011\n", buf, argv), -1);    /* a control character */
+	assert_int_equal(parse("a b c d e f g h\n", buf, argv), 8);
+	/* One word too many is refused, not cut to the first eight. */
+	assert_int_equal(parse("a b c d e f g h i\n", buf, argv), -2);
+}
+
 static void no_socket_is_no_daemon(void **state) {
 	(void)state;
 	assert_int_equal(control_request("/nonexistent/seatd-lease", 1, status_argv, 300),
@@ -195,6 +219,7 @@ int main(void) {
 		cmocka_unit_test(a_cut_short_reply_is_a_failure),
 		cmocka_unit_test(a_refusal_sent_before_the_request_is_read),
 		cmocka_unit_test(no_socket_is_no_daemon),
+		cmocka_unit_test(requests_are_parsed_into_words),
 		cmocka_unit_test(a_request_ends_at_its_first_newline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
