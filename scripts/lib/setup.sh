@@ -1,9 +1,10 @@
 # Shared by scripts/test and scripts/demo: install what is missing, then build.
 # Sourced, not run. Expects $top to be the source tree.
 
-# Every Debian package the build, the unit tests, the VM rig and the demo need.
+# Every Debian package the build, the unit tests, the fuzz targets (libFuzzer is
+# in libclang-rt-14-dev, only recommended by clang), the VM rig and the demo need.
 SEATD_LEASE_PACKAGES="
-	meson ninja-build pkg-config gcc clang
+	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdrm-dev libxcb1-dev libxau-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
 	libsystemd-dev libcmocka-dev scdoc
 	qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio
@@ -95,4 +96,11 @@ ensure_example_users() {
 		useradd --no-create-home --shell /usr/sbin/nologin \
 			--comment "seatd-lease example seat" "$user" || die "useradd $user failed"
 	done
+}
+
+# The libFuzzer targets of tests/fuzz, with clang, ASan and UBSan, in build-fuzz
+# (scripts/test runs them briefly, scripts/fuzz as long as asked).
+fuzz_build() {
+	CC=clang build build-fuzz -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dsystemd=disabled -Dman-pages=disabled -Dtests=false
 }
