@@ -11,18 +11,7 @@
 #include "reload-plan.h"
 #include "seatmap.h"
 
-static const struct seatmap_env pure = {.display = ":0"};
-
-static struct seatmap *load_ok(const char *text) {
-	struct diag_list diags = {0};
-	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &pure, &diags);
-	if (diag_errors(&diags) > 0) {
-		diag_print(&diags, stderr);
-		fail_msg("unexpected errors");
-	}
-	diag_list_finish(&diags);
-	return map;
-}
+#include "load-ok.h"
 
 /* Displays are written out: automatic ones follow the seats' order. */
 static const char *const before =

@@ -14,19 +14,7 @@
 #include "validate.h"
 #include "values.h"
 
-static const struct seatmap_env pure = {.display = ":0"};
-
-/* Loads text that must be valid; fails the test with every problem if not. */
-static struct seatmap *load_ok(const char *text) {
-	struct diag_list diags = {0};
-	struct seatmap *map = seatmap_load_buffer("t.ini", text, strlen(text), &pure, &diags);
-	if (diag_errors(&diags) > 0) {
-		diag_print(&diags, stderr);
-		fail_msg("unexpected errors");
-	}
-	diag_list_finish(&diags);
-	return map;
-}
+#include "load-ok.h"
 
 /* Loads text that must be refused; returns the number of errors. */
 static size_t load_errors(const char *text, const char *want_substring) {
