@@ -90,6 +90,13 @@ struct lessor_impl {
  */
 void lease_release(struct lease *lease);
 
+/* lease-wipe.c: the X server that used the lease has ended, and the seat
+ * keeps the lease for its next one: switches the lease's CRTCs off and
+ * removes every framebuffer and buffer the lessee's file still has (seat
+ * names it in the log). 0 (also for a void lease), or -1, logged, when the
+ * lease cannot be read. */
+int lease_wipe(struct lease *lease, const char *seat);
+
 /* Whether the lessor that gave the lease is lost or destroyed: fd is -1
  * then, and the lease is to be given back with lease_release(). */
 bool lease_is_void(const struct lease *lease);

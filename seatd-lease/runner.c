@@ -54,6 +54,10 @@ static void op_release(struct seat *seat, struct lease *lease) {
 	}
 }
 
+static void op_wipe(struct seat *seat, struct lease *lease) {
+	lease_wipe(lease, seat->config->name);
+}
+
 /* --- the seat's devices, cgroup and directory --- */
 
 static void log_inputs(const struct seat_config *c, const struct input_counts *got) {
@@ -238,6 +242,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 static const struct seat_ops runner_ops = {
 	.lease = op_lease,
 	.release = op_release,
+	.wipe = op_wipe,
 	.prepare = op_prepare,
 	.cancel_prepare = op_cancel_prepare,
 	.start_xserver = op_start_xserver,

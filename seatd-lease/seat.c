@@ -82,14 +82,30 @@ static bool start_allowed(struct seat *seat) {
 
 static void end_run(struct seat *seat);
 
-/* The run could not start, for err: the lease goes back, the run ends. */
-static void start_failed(struct seat *seat, const char *err) {
-	record_error(seat, err);
-	seat->failed_run = true;
+/* Whether the policy restarts the seat after this run: only then does the
+ * seat keep its lease while it stops (and gives it to its next X server),
+ * so the output never goes back to the lessor in between. */
+static bool restarts_after_run(const struct seat *seat) {
+	const struct seat_policy *p = &seat->config->policy;
+	if (seat->stop_requested || seat->lessor_lost) {
+		return false;
+	}
+	return p->restart == RESTART_ALWAYS ||
+		(p->restart == RESTART_ON_FAILURE && seat->failed_run);
+}
+
+static void release_lease(struct seat *seat) {
 	if (seat->lease != NULL) {
 		seat->ops->release(seat, seat->lease);
 		seat->lease = NULL;
 	}
+}
+
+/* The run could not start, for err: the lease goes back, the run ends. */
+static void start_failed(struct seat *seat, const char *err) {
+	record_error(seat, err);
+	seat->failed_run = true;
+	release_lease(seat);
 	end_run(seat);
 }
 
@@ -106,8 +122,11 @@ static void start_xserver(struct seat *seat) {
 
 static void try_start(struct seat *seat) {
 	char err[512] = "";
-	struct lease *lease = NULL;
-	enum lease_result r = seat->ops->lease(seat, &lease, err, sizeof(err));
+	struct lease *lease = seat->lease;
+	seat->lease = NULL;
+	/* A restart reuses the lease the last run kept. */
+	enum lease_result r = lease != NULL ? LEASE_OK
+		: seat->ops->lease(seat, &lease, err, sizeof(err));
 	if (r == LEASE_PENDING) {
 		/* No reason yet: the answer comes through seat_available(). */
 		if (seat->state != SEAT_WAITING) {
@@ -173,17 +192,21 @@ static void end_run(struct seat *seat) {
 	const struct seat_policy *p = &seat->config->policy;
 	seat->ops->arm_timer(seat, 0);
 	if (seat->stop_requested) {
+		release_lease(seat);
 		seat->stop_requested = false;
 		set_state(seat, SEAT_STOPPED, NULL);
 		return;
 	}
 	if (seat->lessor_lost) {
+		release_lease(seat);
 		seat->lessor_lost = false;
 		set_state(seat, SEAT_WAITING, "the lessor is gone; waiting for it to return");
 		return;
 	}
-	bool restart = p->restart == RESTART_ALWAYS ||
-		(p->restart == RESTART_ON_FAILURE && seat->failed_run);
+	bool restart = restarts_after_run(seat);
+	if (!restart) {
+		release_lease(seat);
+	}
 	/* A run that lasted longer than the longest back-off was healthy. */
 	uint64_t ran = seat->ops->now(seat) - seat->started_at;
 	if (seat->failed_run && ran < p->restart_delay_max_ms) {
@@ -206,14 +229,14 @@ static void end_run(struct seat *seat) {
 }
 
 /* The first process to end (or a stop) ends the run: free the lease at
- * once, then stop whatever still runs. */
+ * once (unless the seat will restart: then it keeps it), then stop
+ * whatever still runs. */
 static void begin_stopping(struct seat *seat) {
 	if (seat->state == SEAT_ASSIGNING_INPUTS) {
 		seat->ops->cancel_prepare(seat);
 	}
-	if (seat->lease != NULL) {
-		seat->ops->release(seat, seat->lease);
-		seat->lease = NULL;
+	if (!restarts_after_run(seat)) {
+		release_lease(seat);
 	}
 	if (!seat->xserver_alive && !seat->session_alive) {
 		end_run(seat);
@@ -242,6 +265,7 @@ void seat_stop(struct seat *seat) {
 	case SEAT_WAITING:
 	case SEAT_BACKOFF:
 		seat->ops->arm_timer(seat, 0);
+		release_lease(seat);
 		set_state(seat, SEAT_STOPPED, "stopped");
 		break;
 	case SEAT_ASSIGNING_INPUTS:
@@ -281,6 +305,7 @@ void seat_lessor_lost(struct seat *seat) {
 		break;
 	case SEAT_BACKOFF:
 		seat->ops->arm_timer(seat, 0);
+		release_lease(seat); /* void: only its handle goes */
 		set_state(seat, SEAT_WAITING, "the lessor went away");
 		break;
 	case SEAT_WAITING:
@@ -314,6 +339,19 @@ void seat_xserver_ready(struct seat *seat) {
 	set_state(seat, SEAT_RUNNING, NULL);
 }
 
+/* A child has ended (its alive flag is down, the run's error recorded). */
+static void after_exit(struct seat *seat, enum seat_child which) {
+	if (seat->xserver_alive || seat->session_alive || seat->lease != NULL) {
+		begin_stopping(seat);
+	} else {
+		end_run(seat);
+	}
+	/* The lease is kept for the next run: what this X server left goes. */
+	if (which == SEAT_CHILD_XSERVER && seat->lease != NULL) {
+		seat->ops->wipe(seat, seat->lease);
+	}
+}
+
 void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, int status) {
 	bool *alive = which == SEAT_CHILD_XSERVER ? &seat->xserver_alive : &seat->session_alive;
 	if (!*alive) {
@@ -338,11 +376,7 @@ void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, 
 		}
 		record_error(seat, msg);
 	}
-	if (seat->xserver_alive || seat->session_alive || seat->lease != NULL) {
-		begin_stopping(seat);
-	} else {
-		end_run(seat);
-	}
+	after_exit(seat, which);
 }
 
 void seat_child_failed(struct seat *seat, enum seat_child which, const char *err) {
@@ -357,11 +391,7 @@ void seat_child_failed(struct seat *seat, enum seat_child which, const char *err
 		seat->failed_run = true;
 		record_error(seat, err);
 	}
-	if (seat->xserver_alive || seat->session_alive || seat->lease != NULL) {
-		begin_stopping(seat);
-	} else {
-		end_run(seat);
-	}
+	after_exit(seat, which);
 }
 
 void seat_timer(struct seat *seat) {

@@ -19,7 +19,9 @@
  * devices (no process yet; skipped when there is nothing to wait for);
  * starting: X server spawned on the lease, not ready yet; running: ready,
  * session started; stopping: a process ended or a stop was asked, the
- * lease is freed, the rest are being stopped. The seat holds its lease (the
+ * lease is freed (kept, and wiped, when the policy will restart the seat:
+ * the next run gets it, and the output never goes back to the lessor in
+ * between), the rest are being stopped. The seat holds its lease (the
  * one pointer to it) from the lessor's answer to its release. Pure logic:
  * every effect goes through seat_ops, so tests can drive it without
  * processes or leases.
@@ -54,6 +56,9 @@ struct seat_ops {
 			size_t errlen);
 	/* Frees lease at once: the outputs go back to the lessor. */
 	void (*release)(struct seat *seat, struct lease *lease);
+	/* The X server on lease has ended and the seat keeps the lease for its
+	 * next one: clears what it left on the lease (its picture). */
+	void (*wipe)(struct seat *seat, struct lease *lease);
 	/* Readies what the X server needs (user, directory, display, input
 	 * devices): 0 when done, 1 when udev still assigns the devices (then
 	 * seat_inputs_assigned() follows), -1 with err. */

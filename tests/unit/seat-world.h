@@ -26,7 +26,7 @@ struct world {
 	bool assigning, prepare_fails;
 	int prepares, cancels;
 	uint64_t now, timer;
-	int leases, releases, xservers, sessions, sigterms, sigkills;
+	int leases, releases, wipes, xservers, sessions, sigterms, sigkills;
 	bool holding;
 	char log[4096];
 	int changes;
@@ -57,6 +57,13 @@ static void f_release(struct seat *seat, struct lease *lease) {
 	assert_true(w->holding);
 	w->holding = false;
 	w->releases++;
+}
+
+static void f_wipe(struct seat *seat, struct lease *lease) {
+	struct world *w = W(seat);
+	assert_ptr_equal(lease, &w->lease);
+	assert_true(w->holding);
+	w->wipes++;
 }
 
 static int f_prepare(struct seat *seat, char *err, size_t errlen) {
@@ -126,6 +133,7 @@ static void f_changed(struct seat *seat, enum seat_state old, const char *why) {
 static const struct seat_ops fake_ops = {
 	.lease = f_lease,
 	.release = f_release,
+	.wipe = f_wipe,
 	.prepare = f_prepare,
 	.cancel_prepare = f_cancel_prepare,
 	.start_xserver = f_start_xserver,

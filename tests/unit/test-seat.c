@@ -21,30 +21,40 @@ static void start_run_and_session_exit_restarts(void **state) {
 	assert_int_equal(w.sessions, 1);
 	assert_int_equal(w.timer, 0);
 
-	/* xinit: the session ends, so does the run; the lease goes at once. */
+	/* xinit: the session ends, so does the run; the seat restarts, so it
+	 * keeps its lease, wiped once its X server is gone. */
 	w.now += 100000;
 	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
 	assert_int_equal(seat.state, SEAT_STOPPING);
-	assert_false(w.holding);
+	assert_true(w.holding);
+	assert_int_equal(w.wipes, 0);
 	assert_int_equal(w.sigterms, 1);
 	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
 	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_int_equal(w.wipes, 1);
 	assert_int_equal(w.timer, 1000);
 	fire(&seat, &w);
 	assert_int_equal(seat.state, SEAT_STARTING);
 	assert_int_equal(seat.restarts, 1);
+	/* On the same lease: the lessor was asked once. */
+	assert_int_equal(w.leases, 1);
+	assert_int_equal(w.releases, 0);
+	assert_int_equal(w.xservers, 2);
 	assert_string_equal(w.log, "starting running stopping back-off starting");
 	seat_finish(&seat);
 }
 
-static void xserver_killed_frees_lease_before_anything(void **state) {
+/* A killed X server with a policy that restarts: the seat keeps its lease
+ * (the output never goes back to the lessor) and wipes it at once. */
+static void xserver_killed_keeps_and_wipes_the_lease(void **state) {
 	struct world w = {.lease_result = LEASE_OK, .now = 1000};
 	struct seat_config c = make_config(RESTART_ON_FAILURE);
 	struct seat seat;
 	start(&seat, &c, &w, true);
 	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGKILL);
-	assert_false(w.holding);
-	assert_int_equal(w.releases, 1);
+	assert_true(w.holding);
+	assert_int_equal(w.releases, 0);
+	assert_int_equal(w.wipes, 1);
 	assert_int_equal(seat.exit_status, 128 + SIGKILL);
 	assert_int_equal(seat.state, SEAT_STOPPING);
 	/* The session ignores SIGTERM: SIGKILL follows after the timeout. */
@@ -54,6 +64,85 @@ static void xserver_killed_frees_lease_before_anything(void **state) {
 	assert_int_equal(seat.state, SEAT_BACKOFF);
 	/* The first process to end decided: a failure. */
 	assert_true(seat.failed_run);
+	seat_finish(&seat);
+}
+
+/* No restart to come: the lease goes back before anything else. */
+static void xserver_killed_without_restart_frees_lease_at_once(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_NEVER);
+	struct seat seat;
+	start(&seat, &c, &w, true);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGKILL);
+	assert_false(w.holding);
+	assert_int_equal(w.releases, 1);
+	assert_int_equal(w.wipes, 0);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, true, SIGTERM);
+	assert_int_equal(seat.state, SEAT_FAILED);
+	seat_finish(&seat);
+}
+
+/* A kept lease goes back to the lessor when the seat stops for good: a
+ * stop in back-off, a stop while stopping, or the start limit. */
+static void kept_lease_goes_back_on_stop_and_start_limit(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	start(&seat, &c, &w, true);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 1);
+	assert_int_equal(seat.state, SEAT_STOPPING);
+	assert_true(w.holding);
+	seat_stop(&seat);
+	assert_false(w.holding);
+	assert_int_equal(w.releases, 1);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+
+	seat_start(&seat);
+	seat_xserver_ready(&seat);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 1);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_true(w.holding);
+	seat_stop(&seat);
+	assert_int_equal(seat.state, SEAT_STOPPED);
+	assert_false(w.holding);
+	assert_int_equal(w.releases, 2);
+
+	/* Three starts within the window, then the limit: the kept lease goes. */
+	seat_start(&seat);
+	for (int i = 0; i < 3; i++) {
+		seat_xserver_ready(&seat);
+		seat_child_exited(&seat, SEAT_CHILD_XSERVER, true, SIGKILL);
+		seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+		assert_true(w.holding);
+		fire(&seat, &w);
+	}
+	assert_int_equal(seat.state, SEAT_FAILED);
+	assert_false(w.holding);
+	assert_int_equal(w.releases, 3);
+	assert_int_equal(w.leases, 3);
+	seat_finish(&seat);
+}
+
+/* The lessor lost during a back-off: the kept (void) lease is given back and
+ * the seat waits for a new one. */
+static void kept_lease_is_given_back_when_the_lessor_is_lost(void **state) {
+	struct world w = {.lease_result = LEASE_OK, .now = 1000};
+	struct seat_config c = make_config(RESTART_ALWAYS);
+	struct seat seat;
+	start(&seat, &c, &w, true);
+	seat_child_exited(&seat, SEAT_CHILD_SESSION, false, 0);
+	seat_child_exited(&seat, SEAT_CHILD_XSERVER, false, 0);
+	assert_int_equal(seat.state, SEAT_BACKOFF);
+	assert_true(w.holding);
+	seat_lessor_lost(&seat);
+	assert_false(w.holding);
+	assert_int_equal(seat.state, SEAT_WAITING);
+	seat_available(&seat);
+	assert_int_equal(seat.state, SEAT_STARTING);
+	assert_int_equal(w.leases, 2);
 	seat_finish(&seat);
 }
 
@@ -280,7 +369,10 @@ static void stop_and_lessor_loss(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(start_run_and_session_exit_restarts),
-		cmocka_unit_test(xserver_killed_frees_lease_before_anything),
+		cmocka_unit_test(xserver_killed_keeps_and_wipes_the_lease),
+		cmocka_unit_test(xserver_killed_without_restart_frees_lease_at_once),
+		cmocka_unit_test(kept_lease_goes_back_on_stop_and_start_limit),
+		cmocka_unit_test(kept_lease_is_given_back_when_the_lessor_is_lost),
 		cmocka_unit_test(clean_exit_on_failure_policy_stops),
 		cmocka_unit_test(crash_loop_backs_off_then_fails),
 		cmocka_unit_test(backoff_is_capped),

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shlex
+import threading
 import time
 
 import rig as rigmod
@@ -31,6 +32,62 @@ def assert_head(rig, head, colour, timeout=20):
     picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)
     assert picture.share(rigmod.colour(colour)) >= 0.9, \
         "head %d shows %s, not %s" % (head, picture.dominant(), colour)
+
+
+class HeadSampler:
+    """Takes the pictures of some heads, one after the other, about every
+    interval s, in a thread, until stopped: what each showed, and when.
+    Nothing else may use QEMU's monitor (screendumps) meanwhile."""
+
+    def __init__(self, rig, heads, interval=0.15):
+        self.rig, self.heads, self.interval = rig, heads, interval
+        self.samples = []  # (monotonic s, head, share of each watched colour)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self.error = None
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _run(self):
+        try:
+            while not self._stop.is_set():
+                began = time.monotonic()
+                for head in self.heads:
+                    picture = self.rig.screendump(head)
+                    self.samples.append((time.monotonic(), head, picture.colours()))
+                left = self.interval - (time.monotonic() - began)
+                if left > 0:
+                    self._stop.wait(left)
+        except Exception as e:  # reported by stop()
+            self.error = e
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=30)
+        if self.error is not None:
+            raise self.error
+
+    def shares(self, head, colour):
+        """Every sample of head: (time, share of colour)."""
+        rgb = bytes(rigmod.colour(colour))
+        return [(t, counts[rgb] / sum(counts.values()))
+                for t, h, counts in self.samples if h == head]
+
+    def gaps(self, head):
+        """The longest time between two samples of head, in s."""
+        times = [t for t, h, _ in self.samples if h == head]
+        return max((b - a for a, b in zip(times, times[1:])), default=0.0)
+
+    def assert_never(self, head, colour, share=0.05):
+        """No sample of head had more than share of its pixels in colour."""
+        bad = [(round(t - self.samples[0][0], 2), round(s, 2))
+               for t, s in self.shares(head, colour) if s > share]
+        assert not bad, "head %d showed %s at (s, share) %s" % (head, colour, bad)
 
 
 def status_json(rig):

@@ -7,13 +7,15 @@ guest as it found it (no seat process, empty runtime_dir, outputs back)."""
 
 import os
 import re
+import time
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import rig as rigmod
-from seatd import BIN, PRIMARY, SEAT_COLOURS, Supervisor, assert_head, seat_map, setup_users
+from seatd import (BIN, PRIMARY, SEAT_COLOURS, HeadSampler, Supervisor, assert_head, seat_map,
+                   setup_users)
 
 @pytest.fixture(scope="module")
 def rig():
@@ -112,19 +114,37 @@ def test_cookie_admits_only_the_seat(rig):
         assert none.status != 0
 
 
-def test_killed_xserver_returns_output_and_restarts_alone(rig):
+def test_killed_xserver_keeps_its_lease_and_restarts_alone(rig):
+    """The seat keeps its lease across its own restart: its head goes black,
+    never back to the primary's desktop, and the output stays leased."""
     with Supervisor(rig, two_seats()) as sup:
         sup.wait_state("s1", "running")
         sup.wait_state("s2", "running")
         assert_head(rig, 2, SEAT_COLOURS[0])
         x2 = sup.xserver_pid("s2")
         x1 = sup.xserver_pid("s1")
-        rig.run("kill -9 %d" % x1)
-        # The output is back on the primary before the seat comes back.
-        assert_head(rig, 2, PRIMARY, timeout=10)
-        sup.wait_log(r"seat s1: .* -> back-off")
-        sup.wait_state("s1", "running", after=x1)
-        assert_head(rig, 2, SEAT_COLOURS[0])
+        with HeadSampler(rig, [2, 3]) as sampler:
+            rig.run("kill -9 %d" % x1)
+            sup.wait_log(r"seat s1: lease kept for the next X server; cleared \d+ framebuffer")
+            sup.wait_log(r"seat s1: .* -> back-off")
+            # Still leased: the primary sees no monitor there.
+            assert primary_outputs(rig)["Virtual-2"] == "disconnected"
+            sup.wait_state("s1", "running", after=x1)
+            deadline = time.monotonic() + 20
+            while not sampler.shares(2, SEAT_COLOURS[0]) or \
+                    sampler.shares(2, SEAT_COLOURS[0])[-1][1] < 0.9:
+                assert time.monotonic() < deadline, "head 2 did not show seat s1 again"
+                time.sleep(0.2)
+        black = [s for _, s in sampler.shares(2, "#000000")]
+        samples = len(black)
+        print("head 2: %d samples, longest gap %.2f s, %d black" %
+              (samples, sampler.gaps(2), sum(1 for s in black if s > 0.9)))
+        sampler.assert_never(2, PRIMARY)
+        sampler.assert_never(3, PRIMARY)
+        # Between the two X servers the head was black, not the last picture.
+        assert any(s > 0.9 for s in black), "head 2 never went black"
+        assert samples >= 5
+        assert "lease freed" not in sup.log().split("back-off")[-1]
         # The other seat never blinked: same X server, same picture.
         assert sup.xserver_pid("s2") == x2
         assert_head(rig, 3, SEAT_COLOURS[1], timeout=1)
