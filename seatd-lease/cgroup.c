@@ -204,6 +204,16 @@ int cgroups_seat_procs(struct cgroups *cg, const char *seat, char *err, size_t e
 	return fd;
 }
 
+int cgroups_seat_adopt(struct cgroups *cg, const char *seat) {
+	int dir = open_seat(cg, seat);
+	if (dir < 0) {
+		return -1;
+	}
+	int fd = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	close(dir);
+	return fd;
+}
+
 /* Whether dir's cgroup.events says populated 1; waits up to timeout_ms for
  * it to say 0. */
 static bool still_populated(int dir, int timeout_ms) {

@@ -30,6 +30,9 @@ void cgroups_close(struct cgroups *cg);
  * writes itself there. -1 and err on failure.
  */
 int cgroups_seat_procs(struct cgroups *cg, const char *seat, char *err, size_t errlen);
+/* The same for a seat adopted from an earlier run: its cgroup as it is
+ * (nothing killed), or -1 when it has none. */
+int cgroups_seat_adopt(struct cgroups *cg, const char *seat);
 
 /* Kills every process left in seat's cgroup (SIGKILL, cgroup.kill);
  * returns how many there were, 0 if none or no such cgroup, -1 on error. */

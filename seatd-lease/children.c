@@ -31,9 +31,7 @@ static const char *child_program(const struct runner *r, const struct child *c) 
 /* The record names the children that run their programs: it holds what
  * /proc says each one's executable is, which before its exec is ours. */
 static void record_pids(struct runner *r) {
-	const struct child *x = &r->xserver, *s = &r->session;
-	pids_write(r->paths.dir, r->user.uid, x->error_fd < 0 ? x->pid : 0,
-			s->error_fd < 0 ? s->pid : 0);
+	runner_record(r);
 }
 
 /* Whether c failed before its exec, as far as its pipe says (-1: unknown
@@ -196,6 +194,19 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 	return 0;
 }
 
+void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,
+		int session_pidfd) {
+	r->xserver = (struct child){.pid = xserver, .pidfd = xserver_pidfd, .error_fd = -1,
+		.adopted = true};
+	r->xserver.source = poller_add_fd(r->env->poller, xserver_pidfd, EPOLLIN, child_exited, r);
+	r->session = (struct child){.pid = session, .pidfd = session_pidfd, .error_fd = -1,
+		.adopted = true};
+	if (session_pidfd >= 0) {
+		r->session.source = poller_add_fd(r->env->poller, session_pidfd, EPOLLIN,
+				child_exited, r);
+	}
+}
+
 static void child_exited(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
 	uint64_t seen = runner_now_us(CLOCK_MONOTONIC), seen_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
@@ -210,7 +221,13 @@ static void child_exited(int fd, uint32_t events, void *data) {
 			display_explain(&r->display, r->user.uid, taken, sizeof(taken))) {
 		log_error("seat %s: %s", r->seat.config->name, taken);
 	}
-	if (!ended.known) {
+	if (!ended.known && c->adopted) {
+		/* Not our child: only its parent (init) learns how it ended. */
+		log_notice("seat %s: the adopted %s (pid %d) ended; how is known only to its "
+				"parent: counted as a failure (255)", r->seat.config->name,
+				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
+		ended = (struct spawn_exit){.known = false, .status = 255};
+	} else if (!ended.known) {
 		/* Its pidfd is dropped all the same: it would fire for ever. */
 		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
 				"its exit status is lost; counted as 255", r->seat.config->name,

@@ -438,6 +438,21 @@ int display_prepare(struct display_hold *hold, const char *seat, const char *sea
 	return done ? 0 : -1;
 }
 
+int display_adopt(struct display_hold *hold, const char *seat, const char *seat_dir, char *err,
+		size_t errlen) {
+	if (hold->abstract_fd < 0) {
+		hold->abstract_fd = hold_abstract(hold->display, seat, err, errlen);
+		if (hold->abstract_fd < 0) {
+			return -1;
+		}
+	}
+	if (own_socket_dirs()) {
+		free(hold->link_target);
+		hold->link_target = xasprintf("%s/tmp/.X11-unix/X%d", seat_dir, hold->display);
+	}
+	return 0;
+}
+
 bool display_explain(const struct display_hold *hold, uid_t uid, char *why, size_t len) {
 	char name[32], who[160];
 	snprintf(name, sizeof(name), "X%d", hold->display);

@@ -44,6 +44,13 @@ void display_hold_init(struct display_hold *hold, int display);
 int display_prepare(struct display_hold *hold, const char *seat, const char *seat_dir,
 		uid_t uid, char *err, size_t errlen);
 
+/* For a seat whose X server an earlier run of the daemon started and this
+ * one adopted: holds the abstract name again (it went with that run) and
+ * takes the file name, that run's link, as its own, touching nothing the
+ * running X server uses. -1 with err when the abstract name was taken
+ * meanwhile. */
+int display_adopt(struct display_hold *hold, const char *seat, const char *seat_dir, char *err,
+		size_t errlen);
 /* Just before the X server is spawned: enters the mount namespace it is
  * to have (saved->ns stays -1 where there is none); mountns_leave() once
  * it is spawned. -1 with err. */

@@ -397,3 +397,16 @@ void input_release(const char *seat, int timeout_ms) {
 int input_clean_stale(const char *seat, int timeout_ms) {
 	return run_alone(seat, timeout_ms);
 }
+
+int input_clean_stale_except(bool (*keep)(const char *seat, void *data), void *data,
+		int timeout_ms) {
+	char **seats = input_rules_seats(INPUT_RULES_DIR);
+	int removed = 0;
+	for (char **s = seats; *s != NULL; s++) {
+		if (!keep(*s, data)) {
+			removed += run_alone(*s, timeout_ms);
+		}
+	}
+	strv_free(seats);
+	return removed;
+}

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "input-rules.h"
+#include "xalloc.h"
 #include "input.h"
 #include "text.h"
 #include "values.h"
@@ -131,6 +132,27 @@ static bool ours(const char *name, const char *seat) {
 	}
 	size_t slen = strlen(seat);
 	return strncmp(name, seat, slen) == 0 && strcmp(name + slen, ".rules") == 0;
+}
+
+char **input_rules_seats(const char *dir) {
+	size_t n = 0;
+	char **seats = xcalloc(1, sizeof(char *));
+	DIR *d = opendir(dir);
+	if (d == NULL) {
+		return seats;
+	}
+	size_t plen = strlen(INPUT_RULES_PREFIX), slen = strlen(".rules");
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (ours(e->d_name, NULL) && strcmp(e->d_name + len - slen, ".rules") == 0) {
+			seats = xrealloc(seats, (n + 2) * sizeof(char *));
+			seats[n++] = xstrndup(e->d_name + plen, len - plen - slen);
+			seats[n] = NULL;
+		}
+	}
+	closedir(d);
+	return seats;
 }
 
 int input_rules_remove(const char *dir, const char *seat) {

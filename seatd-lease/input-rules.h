@@ -18,5 +18,8 @@ int input_rules_write(const char *seat, const char *text, char *err, size_t errl
 /* Removes from dir our rules of seat (seat NULL: every file of ours, an
  * earlier run's half-written ones too); returns how many it removed. */
 int input_rules_remove(const char *dir, const char *seat);
+/* The seats that have a rules file of ours in dir, NULL-terminated (the
+ * caller's to strv_free); never NULL. */
+char **input_rules_seats(const char *dir);
 
 #endif

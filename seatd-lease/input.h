@@ -89,6 +89,10 @@ void input_op_cancel(struct input_op *op);
  */
 void input_release(const char *seat, int timeout_ms);
 int input_clean_stale(const char *seat, int timeout_ms);
+/* input_clean_stale for every seat with rules of ours but those for which
+ * keep(name, data) is true (the seats a restarted daemon adopted). */
+int input_clean_stale_except(bool (*keep)(const char *seat, void *data), void *data,
+		int timeout_ms);
 
 /* Asks the kernel to send a change uevent for the device at syspath, as
  * `udevadm trigger` does; 0, or -errno (-ENOENT: the device is gone). */

@@ -24,7 +24,9 @@ static void x11_revoke(struct lessor *base, uint32_t id) {
 	/* Terminate, not just forget the XID: the lessee's fd keeps a lease
 	 * alive on its own. The server handles it when it reads it; closing
 	 * our fd does not wait for that. */
-	if (l->conn != NULL) {
+	/* 0: a lease an earlier run made (lessor_link_adopt), whose XID died
+	 * with that run's connection: closing the lessee's fd ends it. */
+	if (l->conn != NULL && id != 0) {
 		xcb_randr_free_lease(l->conn, id, 1);
 		x11_flush(l);
 	}

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 
+#include "lease.h"
 #include "lessor-link.h"
 #include "log.h"
 
@@ -151,4 +152,12 @@ void lessor_link_release(struct lessor_link *link, struct lease *lease) {
 	if (lease != NULL) {
 		lease_release(lease);
 	}
+}
+
+struct lease *lessor_link_adopt(struct lessor_link *link, const char *seat, size_t n,
+		const uint32_t *crtcs, const uint32_t *outputs, int fd, uint32_t id) {
+	if (link->lessor == NULL || link->lessor_dead) {
+		return NULL;
+	}
+	return lessor_hold(link->lessor, seat, n, crtcs, outputs, fd, id);
 }

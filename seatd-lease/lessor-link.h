@@ -53,5 +53,13 @@ enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_
 /* Gives lease back (lease_release()): revoked and freed, or only freed
  * when the lessor that gave it is gone (then it was void already). */
 void lessor_link_release(struct lessor_link *link, struct lease *lease);
+/* Takes over a lease an earlier run of the daemon made (its lessee's file fd,
+ * taken from the seat's X server; its outputs and CRTCs as the lessor names
+ * them; id the lessor's, 0 where it is no longer valid): the lessor records
+ * it as the seat's, and releasing it then revokes it as any other. The
+ * handle, or NULL (nothing recorded, fd still the caller's) when there is
+ * no lessor now or out of memory. */
+struct lease *lessor_link_adopt(struct lessor_link *link, const char *seat, size_t n,
+		const uint32_t *crtcs, const uint32_t *outputs, int fd, uint32_t id);
 
 #endif

@@ -90,12 +90,16 @@ struct lessor_impl {
  */
 void lease_release(struct lease *lease);
 
-/* lease-wipe.c: the X server that used the lease has ended, and the seat
+/* lease-file.c: the X server that used the lease has ended, and the seat
  * keeps the lease for its next one: switches the lease's CRTCs off and
  * removes every framebuffer and buffer the lessee's file still has (seat
  * names it in the log). 0 (also for a void lease), or -1, logged, when the
  * lease cannot be read. */
 int lease_wipe(struct lease *lease, const char *seat);
+/* lease-file.c: the DRM objects (connectors, CRTCs, planes) the lessee's
+ * file fd is master of, sorted, at most max: their count, or -1 with errno
+ * when fd is no lessee (or no DRM file). A lease the kernel revoked has 0. */
+int lease_kernel_objects(int fd, uint32_t *ids, size_t max);
 
 /* Whether the lessor that gave the lease is lost or destroyed: fd is -1
  * then, and the lease is to be given back with lease_release(). */

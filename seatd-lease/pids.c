@@ -100,7 +100,7 @@ static int record_line(char *buf, size_t len, const char *what, pid_t pid, uid_t
 	return n > 0 && (size_t)n < len ? n : 0;
 }
 
-int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session) {
+int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session, const char *extra) {
 	char text[RECORD_MAX];
 	size_t len = 0;
 	if (xserver > 0) {
@@ -108,6 +108,10 @@ int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session) {
 	}
 	if (session > 0) {
 		len += (size_t)record_line(text + len, sizeof(text) - len, "session", session, uid);
+	}
+	if (extra != NULL && strlen(extra) < sizeof(text) - len) {
+		memcpy(text + len, extra, strlen(extra));
+		len += strlen(extra);
 	}
 	/* A new file, root's, that replaces the record at once. */
 	return runtime_write_file(dir, "pids", text, len, 0644, geteuid(), getegid());
@@ -135,7 +139,9 @@ struct record {
 };
 
 /* A pidfd on the process the record names, once proven to be that one
- * (see pids.h); -1 if it is not, or gone. */
+ * (see pids.h); -1 if it is not, or gone. A session's executable is not
+ * compared: sessions exec their window manager (xinitrc's `exec`), and pid
+ * and start time name one process since boot on their own. */
 static int prove(const struct record *rec, bool *leader) {
 	if (rec->pid <= 1 || rec->uid == 0 || rec->start == 0 || rec->exe[0] != '/') {
 		return -1;
@@ -149,7 +155,8 @@ static int prove(const struct record *rec, bool *leader) {
 	/* /proc/PID was opened while the pidfd's process lived (checked after the
 	 * reading): it is that process's, not a later one's of the same pid. */
 	bool ok = procfd >= 0 && proc_facts(procfd, &f) && alive(pidfd) &&
-		f.start == rec->start && f.ruid == rec->uid && strcmp(f.exe, rec->exe) == 0;
+		f.start == rec->start && f.ruid == rec->uid &&
+		(strcmp(rec->what, "session") == 0 || strcmp(f.exe, rec->exe) == 0);
 	if (procfd >= 0) {
 		close(procfd);
 	}
@@ -211,6 +218,22 @@ static bool read_record(int seatfd, const char *seat, char *text, size_t len) {
 	return true;
 }
 
+/* A process line of the record ("xserver ..." or "session ..."). */
+static bool parse_line(const char *line, struct record *rec) {
+	int pid, off = 0;
+	unsigned uid;
+	*rec = (struct record){0};
+	if (sscanf(line, "%15s %d %llu %u %n", rec->what, &pid, &rec->start, &uid, &off) != 4 ||
+			off == 0 || strlen(line + off) >= sizeof(rec->exe) ||
+			(strcmp(rec->what, "xserver") != 0 && strcmp(rec->what, "session") != 0)) {
+		return false;
+	}
+	rec->pid = (pid_t)pid;
+	rec->uid = (uid_t)uid;
+	strcpy(rec->exe, line + off);
+	return true;
+}
+
 int pids_stop_stale(int seatfd, const char *seat) {
 	char text[RECORD_MAX];
 	if (!read_record(seatfd, seat, text, sizeof(text))) {
@@ -220,17 +243,58 @@ int pids_stop_stale(int seatfd, const char *seat) {
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line != NULL;
 			line = strtok_r(NULL, "\n", &save)) {
-		struct record rec = {0};
-		int pid, off = 0;
-		unsigned uid;
-		if (sscanf(line, "%15s %d %llu %u %n", rec.what, &pid, &rec.start, &uid, &off) != 4 ||
-				off == 0 || strlen(line + off) >= sizeof(rec.exe)) {
-			continue;
+		struct record rec;
+		if (parse_line(line, &rec)) {
+			stopped += stop_stale(seat, &rec);
 		}
-		rec.pid = (pid_t)pid;
-		rec.uid = (uid_t)uid;
-		strcpy(rec.exe, line + off);
-		stopped += stop_stale(seat, &rec);
 	}
 	return stopped;
+}
+
+int pids_adopt(int seatfd, const char *seat, uid_t uid, struct pids_proven *out, char *why,
+		size_t len) {
+	char text[RECORD_MAX];
+	*out = (struct pids_proven){.xserver_pidfd = -1, .session_pidfd = -1};
+	if (!read_record(seatfd, seat, text, sizeof(text))) {
+		snprintf(why, len, "it left no record of its processes");
+		return -1;
+	}
+	size_t extra = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line != NULL;
+			line = strtok_r(NULL, "\n", &save)) {
+		struct record rec;
+		if (!parse_line(line, &rec)) {
+			int n = snprintf(out->extra + extra, sizeof(out->extra) - extra, "%s\n", line);
+			extra += n > 0 && (size_t)n < sizeof(out->extra) - extra ? (size_t)n : 0;
+			continue;
+		}
+		bool xserver = strcmp(rec.what, "xserver") == 0, leader = false;
+		int *pidfd = xserver ? &out->xserver_pidfd : &out->session_pidfd;
+		int fd = rec.uid == uid && *pidfd < 0 ? prove(&rec, &leader) : -1;
+		if (fd < 0) {
+			snprintf(why, len, "its %s (pid %d) is gone, or is not the process that "
+					"was started", xserver ? "X server" : "session", (int)rec.pid);
+			pids_proven_close(out);
+			return -1;
+		}
+		*pidfd = fd;
+		*(xserver ? &out->xserver : &out->session) = rec.pid;
+	}
+	if (out->xserver_pidfd < 0) {
+		snprintf(why, len, "its record names no X server");
+		pids_proven_close(out);
+		return -1;
+	}
+	return 0;
+}
+
+void pids_proven_close(struct pids_proven *p) {
+	if (p->xserver_pidfd >= 0) {
+		close(p->xserver_pidfd);
+	}
+	if (p->session_pidfd >= 0) {
+		close(p->session_pidfd);
+	}
+	p->xserver_pidfd = p->session_pidfd = -1;
 }

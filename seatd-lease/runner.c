@@ -226,6 +226,10 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 	} else {
 		log_printf(level, "seat %s: %s -> %s", name, seat_state_name(old), state);
 	}
+	if (seat->state == SEAT_RUNNING) {
+		/* What a restarted daemon needs to take the seat over. */
+		runner_record(r);
+	}
 	if (seat_is_idle(seat) || seat->state == SEAT_WAITING || seat->state == SEAT_BACKOFF) {
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */

@@ -42,6 +42,7 @@ struct child {
 	int error_fd;
 	struct poller_source *source, *exec_source;
 	bool failed; /* before its exec; why says why */
+	bool adopted; /* started by an earlier run of the daemon: not our child */
 	char why[512];
 };
 
@@ -77,6 +78,7 @@ struct runner {
 	/* The seat's cgroup.procs while the seat runs, -1 without cgroups. */
 	int cgroup_procs;
 	struct display_hold display; /* its display's names, held from its first start */
+	uint64_t fingerprint; /* of its settings, for its record (runner-adopt.c); 0: not yet */
 };
 
 /* Whether the seat is idle (stopped or failed) and done with its input
@@ -108,5 +110,21 @@ int runner_spawn_xserver(struct runner *r, char *err, size_t errlen);
 int runner_spawn_session(struct runner *r, char *err, size_t errlen);
 /* Stops reading the X server's ready pipe. */
 void runner_stop_watching_ready(struct runner *r);
+/* Watches processes an earlier run of the daemon started (pidfds proven by
+ * pids_adopt; session_pidfd -1: none), now the runner's. */
+void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,
+		int session_pidfd);
+
+/* runner-adopt.c: surviving the daemon. */
+
+/* Writes the seat's record (its processes, state, lease), replacing the
+ * last; a failure leaves the last (logged by nobody: the next write may do). */
+void runner_record(struct runner *r);
+/* For a stopped runner, at the daemon's start: takes over the seat an
+ * earlier run left running, as its record says and once every part of it is
+ * proven (see runner-adopt.c); the seat is then running. false and why
+ * (nothing taken, nothing changed but the user looked up) when it cannot
+ * be: the caller cleans what is left and starts the seat afresh. */
+bool runner_adopt(struct runner *r, char *why, size_t len);
 
 #endif

@@ -361,7 +361,16 @@ int runtime_open_log(const char *dir, const char *name, uid_t uid, gid_t gid) {
 	return fd;
 }
 
+static bool only_seat(const char *name, void *seat) {
+	return seat != NULL && strcmp(name, seat) != 0;
+}
+
 int runtime_clean_stale(const char *runtime_dir, const char *seat) {
+	return runtime_clean_stale_except(runtime_dir, only_seat, (void *)seat);
+}
+
+int runtime_clean_stale_except(const char *runtime_dir,
+		bool (*keep)(const char *seat, void *data), void *data) {
 	int rundir = open(runtime_dir, DIR_FLAGS);
 	int list = rundir >= 0 ? openat(rundir, ".", DIR_FLAGS) : -1;
 	DIR *d = list >= 0 ? fdopendir(list) : NULL;
@@ -377,7 +386,7 @@ int runtime_clean_stale(const char *runtime_dir, const char *seat) {
 	int stopped = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.' || (seat != NULL && strcmp(e->d_name, seat) != 0)) {
+		if (e->d_name[0] == '.' || (keep != NULL && keep(e->d_name, data))) {
 			continue;
 		}
 		int fd = openat(rundir, e->d_name, DIR_FLAGS);

@@ -75,6 +75,10 @@ bool runtime_remove_entry(int dir, const char *name);
  * NULL (a per-seat process must not touch the others). Anything else in
  * runtime_dir is left alone. Returns how many processes it stopped. */
 int runtime_clean_stale(const char *runtime_dir, const char *seat);
+/* The same for every seat directory but those for which keep(name, data)
+ * is true (keep may be NULL): the seats a restarted daemon adopted. */
+int runtime_clean_stale_except(const char *runtime_dir,
+		bool (*keep)(const char *seat, void *data), void *data);
 
 /* Removes runtime_dir/NAME and all in it, if it is one of ours (its file
  * system unmounted first). What cannot be removed is logged and left. */

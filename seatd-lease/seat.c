@@ -260,6 +260,18 @@ void seat_start(struct seat *seat) {
 	try_start(seat);
 }
 
+void seat_adopt(struct seat *seat, struct lease *lease, bool session_alive, unsigned restarts,
+		uint64_t since) {
+	seat->lease = lease;
+	seat->xserver_alive = true;
+	seat->session_alive = session_alive;
+	seat->restarts = restarts;
+	seat->exit_known = seat->failed_run = false;
+	start_allowed(seat);
+	set_state(seat, SEAT_RUNNING, "adopted from an earlier run of seatd-lease");
+	seat->started_at = seat->state_since = since;
+}
+
 void seat_stop(struct seat *seat) {
 	switch (seat->state) {
 	case SEAT_WAITING:

@@ -107,6 +107,11 @@ void seat_finish(struct seat *seat);
 
 /* Starts from stopped or failed (or the first time); a no-op otherwise. */
 void seat_start(struct seat *seat);
+/* From stopped: the seat is running already, left by an earlier run of the
+ * daemon and taken over (its X server on lease, and its session when
+ * session_alive), with its restart count, running since since (of now()). */
+void seat_adopt(struct seat *seat, struct lease *lease, bool session_alive, unsigned restarts,
+		uint64_t since);
 /* Stops for good; ends in stopped. */
 void seat_stop(struct seat *seat);
 

@@ -159,7 +159,6 @@ enum child_step {
 	STEP_GID,
 	STEP_UID,
 	STEP_ROOT_REGAINED,
-	STEP_PDEATHSIG,
 	STEP_EXEC,
 };
 
@@ -172,7 +171,6 @@ static const char *const step_names[] = {
 	[STEP_GID] = "setgid",
 	[STEP_UID] = "setuid",
 	[STEP_ROOT_REGAINED] = "dropping root (it could be regained)",
-	[STEP_PDEATHSIG] = "PR_SET_PDEATHSIG",
 	[STEP_EXEC] = "exec",
 };
 
@@ -250,13 +248,9 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 		errno = EPERM;
 		child_fail(pipe_fd, STEP_ROOT_REGAINED);
 	}
-	/* After setuid: changing credentials clears the parent-death signal. */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
-		child_fail(pipe_fd, STEP_PDEATHSIG);
-	}
-	if (getppid() != parent) {
-		_exit(127);
-	}
+	/* No parent-death signal: a seat outlives a daemon that crashes or
+	 * restarts, and the next one adopts it (see runner-adopt.c). */
+	(void)parent;
 	if (chdir(u->home) != 0 && chdir("/") != 0) {
 		child_fail(pipe_fd, STEP_FDS);
 	}

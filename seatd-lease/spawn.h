@@ -75,8 +75,9 @@ struct spawn_request {
  * Forks, and the child execs. The child: its seat's cgroup (when given), its
  * own session, signals reset, umask 022, no core dumps (soft RLIMIT_CORE 0),
  * stdin from /dev/null, the given descriptors and no other, the user's
- * groups, gid and uid (and a check that root cannot be regained),
- * PR_SET_PDEATHSIG, the user's home as its directory.
+ * groups, gid and uid (and a check that root cannot be regained), the
+ * user's home as its directory. No parent-death signal: the child outlives
+ * the daemon (a crash, a restart), whose next run adopts it.
  *
  * Returns at once, without waiting for the exec (the steps before it may
  * block: NSS, an automounted home): the pid, its pidfd in *pidfd, and in

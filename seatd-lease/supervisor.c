@@ -16,6 +16,7 @@
 #include "poller.h"
 #include "reload.h"
 #include "runtime.h"
+#include "systemd-job.h"
 #include "supervisor.h"
 
 /* How long udev gets to give an earlier run's devices back. */
@@ -36,6 +37,9 @@ struct supervisor {
 	/* NULL where the seats cannot have cgroups (said once at start). */
 	struct cgroups *cgroups;
 	bool fatal; /* `seat NAME` cannot go on */
+	/* Ending for a restart (systemd's restart job): the seats keep running
+	 * for the next run to adopt, and nothing of theirs is undone. */
+	bool detached;
 };
 
 static void seat_changed(void *data) {
@@ -65,8 +69,16 @@ static void on_stop_signal(int signo, void *data) {
 	if (sup->fleet.shutting_down) {
 		return;
 	}
-	log_notice("%s: stopping every seat", strsignal(signo));
 	notify_stopping();
+	char why[256];
+	if (signo == SIGTERM && !sup->fleet.single && restart_pending(why, sizeof(why))) {
+		log_notice("%s: %s: leaving every seat running for the next seatd-lease to adopt",
+				strsignal(signo), why);
+		sup->detached = true;
+		sup->fleet.quit = true;
+		return;
+	}
+	log_notice("%s: stopping every seat", strsignal(signo));
 	fleet_stop_all(&sup->fleet);
 }
 
@@ -136,6 +148,14 @@ static int setup(struct supervisor *sup, struct seatmap *map, bool single) {
 static void teardown(struct supervisor *sup) {
 	control_close(sup->control);
 	input_watch_destroy(sup->inputs);
+	if (sup->detached) {
+		/* Every seat as it is, its record up to date: the next run's. */
+		for (size_t i = 0; i < sup->fleet.n_runners; i++) {
+			runner_record(sup->fleet.runners[i]);
+		}
+		poller_destroy(sup->poller);
+		return;
+	}
 	/* The runners first: they free their leases while the lessor is there. */
 	fleet_finish(&sup->fleet);
 	lessor_link_destroy(sup->link);
@@ -169,17 +189,49 @@ static void on_hangup(int signo, void *data) {
 	reload(&sup->fleet, NULL);
 }
 
-/* Clears what an earlier run left: processes, cgroups, input rules. */
+/* Whether seat is one this run adopted (its runner is not stopped). */
+static bool adopted(const char *seat, void *data) {
+	struct fleet *fleet = data;
+	struct runner *r = fleet_find(fleet, seat);
+	return r != NULL && !seat_is_idle(&r->seat);
+}
+
+/* Clears what an earlier run left and this one did not adopt: processes,
+ * cgroups, input rules. */
 static void clean_stale(struct supervisor *sup, const struct seatmap *map) {
-	int stale = runtime_clean_stale(map->runtime_dir, NULL);
+	int stale = runtime_clean_stale_except(map->runtime_dir, adopted, &sup->fleet);
 	if (stale > 0) {
 		log_notice("stopped %d process%s left by an earlier run", stale, stale == 1 ? "" : "es");
 	}
 	if (sup->cgroups != NULL) {
-		cgroups_clean_stale(sup->cgroups, NULL, NULL);
+		cgroups_clean_stale(sup->cgroups, adopted, &sup->fleet);
 	}
-	if (input_clean_stale(NULL, INPUT_TIMEOUT_MS) > 0) {
+	if (input_clean_stale_except(adopted, &sup->fleet, INPUT_TIMEOUT_MS) > 0) {
 		log_notice("removed the input rules an earlier run left");
+	}
+}
+
+/* Takes over every seat an earlier run left running (see runner-adopt.c). */
+static void adopt_seats(struct supervisor *sup, const struct seatmap *map) {
+	for (size_t i = 0; i < sup->fleet.n_runners; i++) {
+		struct runner *r = sup->fleet.runners[i];
+		char why[512];
+		int seatfd = runtime_seat_dir_open(r->paths.dir);
+		if (seatfd < 0) {
+			continue; /* nothing left by an earlier run */
+		}
+		close(seatfd);
+		if (runner_adopt(r, why, sizeof(why))) {
+			continue;
+		}
+		if (map->lessor == LESSOR_DRM) {
+			log_notice("seat %s: not adopted (%s); the drm lessor's leases end with the "
+					"process that held the card unless systemd kept it (FDSTORE): starting "
+					"it afresh", runner_name(r), why);
+		} else {
+			log_notice("seat %s: not adopted from an earlier run: %s; starting it afresh",
+					runner_name(r), why);
+		}
 	}
 }
 
@@ -198,16 +250,17 @@ int supervisor_run(struct seatmap *map) {
 		log_error("cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
-	clean_stale(&sup, map);
-	input_check_overlaps(map);
-	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group,
-			commands_handle, &sup.fleet);
 	for (size_t i = 0; i < map->n_seats; i++) {
 		if (fleet_add(&sup.fleet, map, &map->seats[i]) == NULL) {
 			goto out;
 		}
 	}
 	lessor_link_connect(sup.link);
+	adopt_seats(&sup, map);
+	clean_stale(&sup, map);
+	input_check_overlaps(map);
+	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group,
+			commands_handle, &sup.fleet);
 	for (size_t i = 0; i < sup.fleet.n_runners; i++) {
 		seat_start(&sup.fleet.runners[i]->seat);
 	}

@@ -121,7 +121,8 @@ static void exe_of(pid_t pid, char *exe, size_t len) {
 	exe[n] = '\0';
 }
 
-/* name/pids recording pid with uid and exe (NULL: its own), mode. */
+/* name/pids recording pid as its X server (whose executable is compared),
+ * with uid and exe (NULL: its own), mode. */
 static void record(struct fixture *f, const char *name, pid_t pid, uid_t uid, const char *exe,
 		mode_t mode) {
 	char path[PATH_MAX], own[PATH_MAX];
@@ -129,7 +130,7 @@ static void record(struct fixture *f, const char *name, pid_t pid, uid_t uid, co
 	snprintf(path, sizeof(path), "%s/%s/pids", f->dir, name);
 	FILE *fp = fopen(path, "w");
 	assert_non_null(fp);
-	fprintf(fp, "session %d %llu %u %s\n", (int)pid, start_of(pid), (unsigned)uid,
+	fprintf(fp, "xserver %d %llu %u %s\n", (int)pid, start_of(pid), (unsigned)uid,
 			exe != NULL ? exe : own);
 	fclose(fp);
 	assert_int_equal(chmod(path, mode), 0);

@@ -14,8 +14,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import rig as rigmod
-from seatd import (BIN, PRIMARY, SEAT_COLOURS, HeadSampler, Supervisor, assert_head, seat_map,
-                   setup_users)
+from seatd import (BIN, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervisor, assert_head,
+                   seat_map, setup_users, status_json)
 
 @pytest.fixture(scope="module")
 def rig():
@@ -222,23 +222,93 @@ def test_config_errors_refuse_to_start(rig):
     assert_head(rig, 3, PRIMARY)
 
 
-def test_kill_9_supervisor_then_restart_cleans_up(rig):
+def test_kill_9_supervisor_then_restart_adopts_every_seat(rig):
+    """Seats outlive a daemon killed with SIGKILL: the next run adopts them,
+    with their X servers, sessions, pictures and restart counts, and from
+    then on reclaims, restarts and stops them as its own."""
     sup = Supervisor(rig, two_seats())
     sup.start()
     sup.wait_state("s1", "running")
     sup.wait_state("s2", "running")
-    rig.run("kill -9 %d" % sup.pid())
-    # The X servers die with their parent (PR_SET_PDEATHSIG): the leases end.
-    rig.wait_until("! pgrep -u lab1,lab2 Xorg >/dev/null", timeout=20)
-    with Supervisor(rig, two_seats()) as again:
-        again.wait_state("s1", "running")
-        again.wait_state("s2", "running")
+    assert_head(rig, 2, SEAT_COLOURS[0])
+    assert_head(rig, 3, SEAT_COLOURS[1])
+    before = status_json(rig)
+    pids = {s: (sup.xserver_pid(s), sup.session_pid(s)) for s in ("s1", "s2")}
+    with HeadSampler(rig, [2, 3]) as sampler:
+        rig.run("kill -9 %d" % sup.pid())
+        time.sleep(2)
+        # Nothing of the seats went with the daemon: still leased.
+        outputs = primary_outputs(rig)
+        assert outputs["Virtual-2"] == outputs["Virtual-3"] == "disconnected"
+        again = Supervisor(rig, two_seats(), start=False)
+        again.start()
+        try:
+            for seat in ("s1", "s2"):
+                again.wait_log(r"seat %s: adopted from an earlier run: X server pid %d, "
+                               r"session pid %d" % (seat, pids[seat][0], pids[seat][1]))
+            again.wait_state("s1", "running")
+            time.sleep(1)
+        except BaseException:
+            again.stop()
+            raise
+    with again:
+        after = status_json(rig)
+        for seat in ("s1", "s2"):
+            assert after[seat]["xserver_pid"] == before[seat]["xserver_pid"]
+            assert after[seat]["session_pid"] == before[seat]["session_pid"]
+            assert after[seat]["restarts"] == before[seat]["restarts"]
+            assert abs(after[seat]["since"] - before[seat]["since"]) <= 2
+        for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
+            sampler.assert_never(head, PRIMARY)
+            low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
+            assert not low, "head %d did not show its seat throughout: %s" % (head, low)
+        # An adopted X server's end is reclaimed and the seat restarted.
+        rig.run("kill -9 %d" % pids["s1"][0])
+        again.wait_log(r"seat s1: the adopted X server \(pid %d\) ended" % pids["s1"][0])
+        again.wait_state("s1", "running", after=pids["s1"][0])
         assert_head(rig, 2, SEAT_COLOURS[0])
+        assert status_json(rig)["s1"]["restarts"] == before["s1"]["restarts"] + 1
+        assert again.xserver_pid("s2") == pids["s2"][0]
+        # And stopping gives every output back, adopted lease included.
+        assert again.stop() == 0, again.log()
+    assert_head(rig, 2, PRIMARY)
+    assert_head(rig, 3, PRIMARY)
+    assert rig.run("pgrep -u lab1,lab2 -l", check=False).stdout == ""
+    assert rig.run("ls -A /run/seatd-lease").stdout == ""
+
+
+def test_a_record_naming_a_reused_pid_is_not_adopted(rig):
+    """The record names another process of the seat's user at the X server's
+    pid: not adopted, not signalled, and the seat starts afresh."""
+    m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1",
+                              colour=SEAT_COLOURS[0])])
+    sup = Supervisor(rig, m)
+    sup.start()
+    sup.wait_state("s1", "running")
+    x, session = sup.xserver_pid("s1"), sup.session_pid("s1")
+    rig.run("kill -9 %d" % sup.pid())
+    rig.run("kill -9 %d %d" % (x, session))
+    other = rig.spawn("exec su -s /bin/sh lab1 -c 'exec sleep 1000'")
+    try:
+        rig.wait_until("pgrep -u lab1 -x sleep >/dev/null", timeout=10)
+        stranger = int(rig.run("pgrep -u lab1 -x sleep").stdout.split()[0])
+        rig.run("sed -i 's/^xserver %d /xserver %d /' %s/s1/pids" % (x, stranger, RUNTIME_DIR))
+        with Supervisor(rig, m) as again:
+            again.wait_log(r"seat s1: not adopted from an earlier run: its X server "
+                           r"\(pid %d\) is gone, or is not the process that was started"
+                           % stranger)
+            again.wait_state("s1", "running")
+            assert again.xserver_pid("s1") not in (x, stranger)
+            assert rig.run("kill -0 %d" % stranger, check=False).status == 0, \
+                "the stranger was signalled"
+            assert_head(rig, 2, SEAT_COLOURS[0])
+    finally:
+        other.stop()
 
 
 def test_next_run_stops_what_a_killed_run_left(rig):
-    # A session that ignores SIGTERM outlives a supervisor killed with -9 (the
-    # parent-death signal is SIGTERM): the next run finds it in runtime_dir.
+    # A seat whose settings changed while no daemon ran is not adopted: the
+    # next run stops what the record names, even a session ignoring SIGTERM.
     stubborn = ("/bin/sh -c \"trap '' TERM; xsetroot -solid '%s'; "
                 "while :; do sleep 1; done\"" % SEAT_COLOURS[0])
     m = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1", session=stubborn)])
@@ -247,9 +317,10 @@ def test_next_run_stops_what_a_killed_run_left(rig):
     first.wait_state("s1", "running")
     session = first.session_pid("s1")
     rig.run("kill -9 %d" % first.pid())
-    rig.wait_until("! pgrep -u lab1 Xorg >/dev/null", timeout=20)
     assert rig.run("kill -0 %d" % session, check=False).status == 0, "the session did not survive"
+    m = m.replace("sleep 1;", "sleep 2;")
     with Supervisor(rig, m) as again:
+        again.wait_log(r"seat s1: not adopted from an earlier run: its settings changed")
         again.wait_log(r"stopping the session of seat s1 \(pid %d\) left by an earlier run"
                        % session)
         again.wait_log(r"ignored SIGTERM; killing it")

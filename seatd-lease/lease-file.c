@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -9,6 +10,8 @@
 #include "log.h"
 
 /*
+ * The lessee's file as the kernel sees it, for both lessors.
+ *
  * A lease kept across a seat's restart (seat.c) outlives the X server that
  * used it, and the lessee's file is one for all of them: the framebuffers
  * and buffers an X server made on it stay until the file is closed. So,
@@ -63,4 +66,21 @@ int lease_wipe(struct lease *lease, const char *seat) {
 			"%d buffer%s the last one left", seat, fbs, fbs == 1 ? "" : "s", handles,
 			handles == 1 ? "" : "s");
 	return 0;
+}
+
+static int compare_ids(const void *a, const void *b) {
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int lease_kernel_objects(int fd, uint32_t *ids, size_t max) {
+	drmModeObjectListPtr list = drmModeGetLease(fd);
+	if (list == NULL) {
+		return -1;
+	}
+	size_t n = list->count < max ? list->count : max;
+	memcpy(ids, list->objects, n * sizeof(*ids));
+	drmFree(list);
+	qsort(ids, n, sizeof(*ids), compare_ids);
+	return (int)n;
 }
