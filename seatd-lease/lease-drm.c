@@ -14,6 +14,7 @@
 #include "lease-uevents.h"
 #include "lease.h"
 #include "log.h"
+#include "master-store.h"
 #include "text.h"
 
 struct drm_lessor {
@@ -22,6 +23,7 @@ struct drm_lessor {
 	dev_t devnum;
 	char *card;
 	struct drm_uevents *uevents;
+	bool stored; /* in systemd's file descriptor store (master-store.h) */
 };
 
 static const struct lease_backend drm_backend;
@@ -61,6 +63,9 @@ static void drm_destroy(struct lessor *base) {
 	lessor_finish(&l->base);
 	drm_uevents_close(l->uevents);
 	if (l->fd >= 0) {
+		if (l->stored) {
+			master_store_forget();
+		}
 		drmDropMaster(l->fd);
 		close(l->fd);
 	}
@@ -77,7 +82,16 @@ static struct lessor *drm_create(const struct seatmap *map, struct poller *polle
 		return NULL;
 	}
 	lessor_init(&l->base, &lessor_drm_impl, &drm_backend, map->card, listener);
-	l->fd = open(l->card, O_RDWR | O_CLOEXEC);
+	struct stat card;
+	l->fd = stat(l->card, &card) == 0 ? master_store_take(card.st_rdev) : -1;
+	bool kept = l->fd >= 0;
+	if (kept) {
+		fcntl(l->fd, F_SETFD, FD_CLOEXEC);
+		log_notice("DRM master of %s kept by systemd across the restart: the drm seats' "
+				"leases are still there", l->card);
+	} else {
+		l->fd = open(l->card, O_RDWR | O_CLOEXEC);
+	}
 	if (l->fd < 0) {
 		snprintf(err, errlen, "cannot open card %s: %s%s", l->card, strerror(errno),
 				errno == EACCES ? " (the drm lessor runs as root)" : "");
@@ -119,6 +133,10 @@ static struct lessor *drm_create(const struct seatmap *map, struct poller *polle
 		goto fail;
 	}
 	log_info("DRM master of %s", l->card);
+	if (!kept) {
+		master_store_keep(l->fd);
+	}
+	l->stored = true;
 	return &l->base;
 
 fail:

@@ -57,16 +57,21 @@ def bring_up(rig):
 
 
 def reclaim(rig):
+    # restart = never: a seat that restarts keeps its lease; one that does
+    # not frees it at once, which is what is timed.
     two = seat_map("x11", [
         dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0],
-             extra="start_limit = %d/60s\n" % (ROUNDS + 2)),
+             extra="restart = never\n"),
         dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1])])
     figures = []
     with Supervisor(rig, two) as sup:
         for _ in range(ROUNDS):
             sup.wait_state("s1", "running")
-            rig.run("kill -9 %d" % sup.xserver_pid("s1"))
-            sup.wait_state("s1", "back-off")
+            x = sup.xserver_pid("s1")
+            rig.run("kill -9 %d" % x)
+            sup.wait_state("s1", "failed")
+            rig.run("%s -c %s start s1" % (BIN, CONFIG))
+            sup.wait_state("s1", "running", after=x)
         figures = [(float(w), float(c)) for w, c in re.findall(
             r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())]
         sup.wait_state("s1", "running")
@@ -79,6 +84,55 @@ def reclaim(rig):
         total = [line.split() for line in out.splitlines() if line.endswith(" total")]
         idle = int(total[0][3]) if total else 0
     return figures, idle, out
+
+
+def seat_restart(rig):
+    """A seat's restart, its X server killed to the next one ready: with the
+    lease kept (the seat's policy restarts it) and with a fresh lease
+    (`restart NAME`: stopped, lease freed, leased again)."""
+    one = seat_map("x11", [dict(name="s1", outputs="Virtual-2", user="lab1",
+                                colour=SEAT_COLOURS[0],
+                                extra="restart_delay = 1ms\nstart_limit = 100/60s\n")])
+    kept, fresh = [], []
+    log = Supervisor(rig, one)._log_path()
+    ready = "[ $(grep -c 'seat s1: X server ready' %s) -gt $n ]" % log
+    count = "n=$(grep -c 'seat s1: X server ready' %s); " % log
+    with Supervisor(rig, one) as sup:
+        for _ in range(ROUNDS):
+            sup.wait_state("s1", "running")
+            kept.append(timed(rig, count + "kill -9 $(awk '/^xserver /{print $2}' "
+                              "%s/s1/pids)" % RUNTIME_DIR, ready, "true"))
+            sup.wait_state("s1", "running")
+            fresh.append(timed(rig, count + "%s -c %s restart s1" % (BIN, CONFIG), ready, "true"))
+    return kept, fresh
+
+
+def adoption(rig):
+    """The daemon killed with SIGKILL and started again: to `status`
+    answering with both seats adopted and running."""
+    two = seat_map("x11", [
+        dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
+        dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1])])
+    rounds = []
+    sup = Supervisor(rig, two)
+    sup.start()
+    sup.wait_state("s1", "running")
+    sup.wait_state("s2", "running")
+    try:
+        for _ in range(ROUNDS):
+            rig.run("pkill -KILL -f '^%s -c'; while pgrep -f '^%s -c' >/dev/null; do sleep 0.01; "
+                    "done" % (BIN, BIN))
+            rounds.append(timed(
+                rig, "%s -v -c %s run 2>/tmp/adopt.log & p=$!" % (BIN, CONFIG),
+                "[ $(%s -c %s status 2>/dev/null | grep -c ' running ') -eq 2 ]" % (BIN, CONFIG),
+                "true"))
+            adopted = rig.run("grep -c 'adopted from an earlier run' /tmp/adopt.log",
+                              check=False).stdout.strip()
+            assert adopted == "2", rig.run("cat /tmp/adopt.log").stdout
+    finally:
+        rig.run("pkill -TERM -f '^%s -c'; while pgrep -f '^%s -c' >/dev/null; do sleep 0.1; done"
+                % (BIN, BIN), timeout=60)
+    return rounds
 
 
 def memory(rig):
@@ -98,6 +152,8 @@ def main():
         setup_users(rig, ["lab1", "lab2", "lab3"])
         floor, ours = bring_up(rig)
         figures, idle, strace_out = reclaim(rig)
+        kept, fresh = seat_restart(rig)
+        adopt = adoption(rig)
         rss, hwm = memory(rig)
     f, o = statistics.median(floor), statistics.median(ours)
     paired = statistics.median(b / a for a, b in zip(floor, ours))
@@ -123,6 +179,14 @@ def main():
           % ("?" if idle is None else idle))
     if idle:
         print(strace_out)
+    print("a seat's restart, X server killed to the next one ready (%d rounds): lease kept "
+          "median %.3f s (%s), fresh lease (`restart NAME`) median %.3f s (%s)"
+          % (len(kept), statistics.median(kept), " ".join("%.3f" % x for x in kept),
+             statistics.median(fresh), " ".join("%.3f" % x for x in fresh)))
+    print("daemon killed (SIGKILL) and started again, to `status` with both seats adopted "
+          "(%d rounds): median %.3f s, max %.3f s (%s)"
+          % (len(adopt), statistics.median(adopt), max(adopt),
+             " ".join("%.3f" % x for x in adopt)))
     print("memory with 3 seats running: VmRSS %d KiB, peak %d KiB" % (rss, hwm))
     return 0
 

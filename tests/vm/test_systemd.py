@@ -119,6 +119,80 @@ def test_systemd_run_one_seat(rig):
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
 
 
+def daemon_facts(rig):
+    """What must not grow across the daemon's restarts: its descriptors, the
+    seat users' processes, the rules and seat directories."""
+    main = prop(rig, "seatd-lease", "MainPID")
+    return dict(
+        fds=int(rig.run("ls /proc/%s/fd | wc -l" % main).stdout),
+        procs=int(rig.run("pgrep -c -u lab1,lab2", check=False).stdout or 0),
+        rules=rig.run("ls /run/udev/rules.d").stdout,
+        dirs=rig.run("ls -A %s" % RUNTIME_DIR).stdout,
+    )
+
+
+def test_restart_kill_and_upgrade_keep_every_seat(rig):
+    """`systemctl restart`, a SIGKILL that Restart= follows, and a new binary
+    then a restart: every seat keeps its X server and its picture."""
+    rig.run("cp %s /tmp/seatd-lease-bin" % BIN)
+    unit = rig.run("cat /etc/systemd/system/seatd-lease.service").stdout
+    rig.write_file("/etc/systemd/system/seatd-lease.service",
+                   unit.replace("ExecStart=%s " % BIN, "ExecStart=/tmp/seatd-lease-bin ").encode())
+    rig.run("systemctl daemon-reload")
+    rig.run("systemctl start seatd-lease.service", timeout=90)
+    journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service -o cat").stdout
+    try:
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        pids = (xserver_pid(rig, "s1"), xserver_pid(rig, "s2"))
+        first = daemon_facts(rig)
+        timings = []
+        with seatd.HeadSampler(rig, [2, 3]) as sampler:
+            for i in range(20):
+                main = prop(rig, "seatd-lease", "MainPID")
+                began = time.monotonic()
+                if i == 10:
+                    # The daemon crashes: systemd's Restart= brings it back.
+                    rig.run("kill -9 %s" % main)
+                    wait_prop(rig, "seatd-lease", "NRestarts", r"^[1-9]")
+                elif i == 15:
+                    # A package upgrade: a new file in the binary's place, then
+                    # the restart its maintainer script runs.
+                    rig.run("cp /tmp/seatd-lease-bin /tmp/seatd-lease-new && "
+                            "echo >>/tmp/seatd-lease-new && "
+                            "mv /tmp/seatd-lease-new /tmp/seatd-lease-bin")
+                    rig.run("systemctl restart seatd-lease.service", timeout=90)
+                else:
+                    rig.run("systemctl restart seatd-lease.service", timeout=90)
+                wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
+                assert prop(rig, "seatd-lease", "MainPID") != main
+                timings.append(time.monotonic() - began)
+        print("restarts: %d, to every seat adopted: median %.2f s, max %.2f s" %
+              (len(timings), sorted(timings)[len(timings) // 2], max(timings)))
+        log = journal()
+        assert log.count("leaving every seat running for the next seatd-lease") >= 19, log
+        assert log.count("seat s1: adopted from an earlier run") == 20, log
+        assert "not adopted" not in log, log
+        assert (xserver_pid(rig, "s1"), xserver_pid(rig, "s2")) == pids
+        for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
+            sampler.assert_never(head, PRIMARY)
+            low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
+            assert not low, "head %d did not show its seat throughout: %s" % (head, low)
+        assert daemon_facts(rig) == first
+        assert rig.run("readlink /proc/%s/exe" % prop(rig, "seatd-lease", "MainPID")).stdout \
+            == "/tmp/seatd-lease-bin\n"
+    finally:
+        rig.run("systemctl stop seatd-lease.service", timeout=60)
+        rig.write_file("/etc/systemd/system/seatd-lease.service", unit.encode())
+        rig.run("systemctl daemon-reload; systemctl reset-failed seatd-lease.service || true")
+    # A stop still stops every seat and gives the outputs back.
+    assert_head(rig, 2, PRIMARY)
+    assert_head(rig, 3, PRIMARY)
+    assert rig.run("pgrep -u lab1,lab2", check=False).stdout == ""
+    assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+
+
 def test_kiosk_row_with_the_drm_lessor_and_no_display_manager(rig):
     # Last in the module: the primary X server goes, as on a kiosk PC with no
     # display manager, and seatd-lease.service leases from the card itself.
@@ -141,6 +215,24 @@ def test_kiosk_row_with_the_drm_lessor_and_no_display_manager(rig):
         wait_prop(rig, "seatd-lease", "StatusText", r"^2/3 seats running", timeout=30)
         wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$", timeout=60)
         assert_head(rig, 2, SEAT_COLOURS[1])
+        # The card's DRM master waits in systemd's store while no daemon
+        # runs: a restart, and a crash that Restart= follows, keep every kiosk.
+        pids = [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3)]
+        with seatd.HeadSampler(rig, [1, 2, 3]) as sampler:
+            rig.run("systemctl restart seatd-lease.service", timeout=90)
+            wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+            restarts = prop(rig, "seatd-lease", "NRestarts")
+            rig.run("kill -9 %s" % prop(rig, "seatd-lease", "MainPID"))
+            wait_prop(rig, "seatd-lease", "NRestarts", r"^%d$" % (int(restarts) + 1))
+            wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+        log = rig.run("journalctl -b --no-pager -u seatd-lease.service -o cat").stdout
+        assert log.count("kept by systemd across the restart") == 2, log
+        assert log.count("seat kiosk-1: adopted from an earlier run") == 2, log
+        assert [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3)] == pids
+        for h in (1, 2, 3):
+            low = [round(x, 2) for _, x in sampler.shares(h, SEAT_COLOURS[h - 1]) if x < 0.9]
+            assert not low, "head %d did not show its kiosk throughout: %s" % (h, low)
     finally:
         rig.run("systemctl stop seatd-lease.service", timeout=60)
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == ""
+    assert rig.run("pgrep -u lab1,lab2", check=False).stdout == ""
