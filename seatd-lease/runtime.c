@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pids.h"
 #include "seat-fs.h"
+#include "mountns.h"
 #include "runtime.h"
 #include "trusted.h"
 #include "xalloc.h"
@@ -407,6 +408,31 @@ int runtime_clean_stale_except(const char *runtime_dir,
 	return stopped;
 }
 
+/*
+ * The emptied seat directory, removed from the init process's mount
+ * namespace. A daemon that systemd started again got a namespace copied
+ * from the host's while the seat's file system was mounted, and there the
+ * directory stays a mount point after every unmount (EBUSY) although no
+ * mount is left on the path; in the host's it is none, and its removal
+ * takes whatever other namespaces still had on it. The name is checked
+ * again there: still our seat directory, and empty (rmdir).
+ */
+static bool remove_in_host(const char *runtime_dir, const char *seat) {
+	struct mountns_saved ns;
+	if (mountns_enter_host(&ns) != 0) {
+		return false;
+	}
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	bool done = rundir >= 0 && unlinkat(rundir, seat, AT_REMOVEDIR) == 0;
+	int e = errno;
+	if (rundir >= 0) {
+		close(rundir);
+	}
+	mountns_leave(&ns);
+	errno = e;
+	return done;
+}
+
 void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
 	int rundir = open(runtime_dir, DIR_FLAGS);
 	if (rundir < 0) {
@@ -420,7 +446,8 @@ void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
 	if (ours) {
 		/* The seat's file system first: what is left is the directory below. */
 		seat_fs_unmount(rundir, runtime_dir, seat);
-		if (!runtime_remove_entry(rundir, seat)) {
+		if (!runtime_remove_entry(rundir, seat) &&
+				(errno != EBUSY || !remove_in_host(runtime_dir, seat))) {
 			log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
 					strerror(errno));
 		}

@@ -131,10 +131,16 @@ void seat_fs_unmount(int rundir, const char *runtime_dir, const char *seat) {
 	snprintf(path, sizeof(path), "%s/%s", runtime_dir, seat);
 	for (int i = 0; i < SEAT_FS_MAX_STACKED && seat_fs_op(path, NULL, true) == 0; i++) {
 	}
-	for (int i = 0; i < SEAT_FS_MAX_STACKED && seat_fs_mounted(rundir, seat); i++) {
+	/* Whatever is mounted there in ours, even a mount of the directory on
+	 * itself (same device: seat_fs_mounted cannot tell), which a daemon
+	 * restarted by systemd finds in the namespace it is given: until
+	 * umount2 says there is nothing (EINVAL). */
+	for (int i = 0; i < SEAT_FS_MAX_STACKED; i++) {
 		if (seat_fs_op(path, NULL, false) != 0) {
-			log_warning("seat %s: cannot unmount its file system from %s: %s", seat, path,
-					strerror(errno));
+			if (errno != EINVAL && errno != ENOENT) {
+				log_warning("seat %s: cannot unmount its file system from %s: %s", seat,
+						path, strerror(errno));
+			}
 			return;
 		}
 	}

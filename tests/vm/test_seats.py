@@ -14,8 +14,8 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import rig as rigmod
-from seatd import (BIN, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervisor, assert_head,
-                   seat_map, setup_users, status_json)
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervisor,
+                   assert_head, seat_map, setup_users, status_json)
 
 @pytest.fixture(scope="module")
 def rig():
@@ -262,6 +262,9 @@ def test_kill_9_supervisor_then_restart_adopts_every_seat(rig):
             sampler.assert_never(head, PRIMARY)
             low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
             assert not low, "head %d did not show its seat throughout: %s" % (head, low)
+        # A reload that changes nothing leaves the adopted seats alone.
+        rig.run("%s -c %s reload" % (BIN, CONFIG))
+        again.wait_log(r"0 started, 0 stopped, 0 restarted, 2 unchanged")
         # An adopted X server's end is reclaimed and the seat restarted.
         rig.run("kill -9 %d" % pids["s1"][0])
         again.wait_log(r"seat s1: the adopted X server \(pid %d\) ended" % pids["s1"][0])

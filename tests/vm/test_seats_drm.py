@@ -96,3 +96,25 @@ def test_a_second_seat_process_on_the_card_says_why_it_cannot(rig):
         assert "-> starting" not in r.stderr
         sup.wait_state("s2", "running", timeout=1)
         assert_head(rig, 2, SEAT_COLOURS[1])
+
+
+def test_a_killed_daemon_cannot_keep_drm_seats_outside_systemd_and_says_so(rig):
+    # Outside systemd nothing keeps the card's DRM master open: the kernel
+    # revokes every lease with it, and the next run starts the seats afresh.
+    sup = Supervisor(rig, three_seats())
+    sup.start()
+    for i in range(3):
+        sup.wait_state("s%d" % (i + 1), "running")
+    old = [sup.xserver_pid("s%d" % (i + 1)) for i in range(3)]
+    rig.run("kill -9 %d" % sup.pid())
+    with Supervisor(rig, three_seats()) as again:
+        line = again.wait_log(r"seat s1: not adopted")
+        assert "its lease no longer exists" in line, line
+        assert "the drm lessor's leases end with the process that held the card" in line
+        for i in range(3):
+            again.wait_state("s%d" % (i + 1), "running")
+            assert again.xserver_pid("s%d" % (i + 1)) not in old
+        for i in range(3):
+            assert_head(rig, i + 1, SEAT_COLOURS[i])
+        assert "adopted from an earlier run" not in again.log()
+    assert rig.run("pgrep -u lab1,lab2,lab3 -l", check=False).stdout == ""
