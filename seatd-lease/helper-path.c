@@ -5,7 +5,7 @@
 
 #include "helper-path.h"
 
-void helper_path(const char *name, char *out, size_t len) {
+void helper_path(const char *name, const char *installed, char *out, size_t len) {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
@@ -15,5 +15,5 @@ void helper_path(const char *name, char *out, size_t len) {
 			return;
 		}
 	}
-	snprintf(out, len, "%s/%s", SEATD_LEASE_LIBEXECDIR, name);
+	snprintf(out, len, "%s", installed);
 }

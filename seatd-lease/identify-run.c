@@ -11,7 +11,7 @@
 
 int cmd_identify(const char *seat, int timeout_s) {
 	char helper[PATH_MAX + sizeof(HELPER) + 1];
-	helper_path(HELPER, helper, sizeof(helper));
+	helper_path(HELPER, HELPER_INSTALLED(HELPER), helper, sizeof(helper));
 	char timeout[16];
 	snprintf(timeout, sizeof(timeout), "%d", timeout_s);
 	char *const argv[] = {HELPER, (char *)(seat != NULL ? seat : ""), timeout, NULL};
