@@ -218,6 +218,8 @@ int cmd_assign(const char *path, const struct assign_options *o) {
 				"changes the seat map\n");
 		return 1;
 	}
+	/* What it prints is followed as it happens, in a file too. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	struct seatmap *map = seatmap_load_reported(path, NULL, stderr, "nothing was assigned");
 	if (map == NULL) {
 		return 1;
