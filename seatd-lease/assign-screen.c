@@ -139,12 +139,13 @@ static void draw(struct screen *s) {
 	char big[160], note[160], where[160];
 	words(s, big, sizeof(big), note, sizeof(note));
 	snprintf(where, sizeof(where), "seat %s, output %s", s->seat, s->outputs);
-	int y = s->height / 12;
+	int y = s->height / 16;
 	int scale = fit(s, s->seat, 16);
 	y = draw_wrapped(s, s->fg, y, scale, s->seat);
 	y = draw_wrapped(s, s->dim, y, fit(s, where, 4), where);
 	y += s->height / 16;
-	int big_scale = s->width / 180 > 2 ? s->width / 180 : 2;
+	/* About 16 letters a line: "PRESS F2 ON THIS", 6% of the height each. */
+	int big_scale = s->width / 110 > 2 ? s->width / 110 : 2;
 	y = draw_wrapped(s, s->fg, y, big_scale, big);
 	if (note[0] != '\0') {
 		draw_wrapped(s, s->fg, y + s->height / 24, big_scale * 2 / 3 + 1, note);

@@ -211,3 +211,23 @@ def test_a_seat_whose_keyboard_is_gone_gets_its_screen_and_nothing_is_stolen(rig
         rig.wait_until("grep -qx 'taken lab-1' %s/lab-2/assign-state" % RUNTIME_DIR)
         wizard.type("\\033")
         assert wizard.wait() == 0, wizard.output()
+
+
+def test_assignment_is_roots_alone(rig):
+    # A control_group member may stop and start seats, but not take input
+    # devices: assign-begin is refused by the daemon itself.
+    rig.run("getent group labadm >/dev/null || groupadd labadm; usermod -aG labadm lab2")
+    with Supervisor(rig, two_seats().replace("[general]", "[general]\ncontrol_group = labadm")) \
+            as sup:
+        sup.wait_state("lab-1", "running")
+        ask = ("import socket; s = socket.socket(socket.AF_UNIX); s.connect('%s/control'); "
+               "s.sendall(b'assign-begin lab-1\\n'); print(s.makefile().read())" % RUNTIME_DIR)
+        reply = rig.run("su -s /bin/sh lab2 -c \"python3 -c \\\"%s\\\"\"" % ask).stdout
+        assert reply.startswith("4\n") and "only root may assign input devices" in reply, reply
+        sup.wait_log(r"control: refused assign-begin of uid \d+")
+        status = rig.run("su -s /bin/sh lab2 -c '%s -c %s status'" % (BIN, CONFIG)).status
+        assert status == 0
+        cli = rig.run("su -s /bin/sh lab2 -c '%s -c %s assign'" % (BIN, CONFIG), check=False)
+        assert cli.status == 1 and "run it as root" in cli.stderr, cli.stderr
+        time.sleep(1)
+        assert rig.screendump(2).share(rigmod.colour(SEAT_COLOURS[0])) > 0.9
