@@ -237,8 +237,11 @@ int cmd_assign(const char *path, const struct assign_options *o) {
 		if (status == CONTROL_OK) {
 			status = run_wizard(&w, path, o->timeout_s);
 		}
-		int ended = end_assignment(map);
-		status = status != 0 ? status : ended;
+		/* Whatever seats a refused request before it put on their screens. */
+		if (status != CONTROL_NO_DAEMON && status != CONTROL_DENIED) {
+			int ended = end_assignment(map);
+			status = status != 0 ? status : ended;
+		}
 		assign_input_close(&input);
 	}
 	assign_wizard_finish(&w);

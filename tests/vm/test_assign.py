@@ -231,3 +231,28 @@ def test_assignment_is_roots_alone(rig):
         assert cli.status == 1 and "run it as root" in cli.stderr, cli.stderr
         time.sleep(1)
         assert rig.screendump(2).share(rigmod.colour(SEAT_COLOURS[0])) > 0.9
+
+
+def test_the_keyboard_that_typed_the_command_is_not_taken(rig):
+    # Head 1's keyboard (the primary's) holds Enter down as assign starts,
+    # as the keyboard that typed the command does: F1 on it binds nothing.
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("lab-1", "running")
+        enter = {"type": "key", "data": {"down": True, "key": {"type": "qcode", "data": "ret"}}}
+        rig._input(1, [enter])
+        try:
+            wizard = Assign(rig)
+            wizard.wait_output(r"^lab-1 +F1")
+        finally:
+            rig._input(1, [{"type": "key", "data": dict(enter["data"], down=False)}])
+        wait_screen(rig, 2, SCREEN_F1)
+        rig.send_key(1, "f1")
+        wizard.wait_output(r"F1 on \S+: that keyboard typed this command \(the primary's\); "
+                           r"not taken")
+        rig.wait_until("grep -qx primary %s/lab-1/assign-state" % RUNTIME_DIR)
+        # Any other keyboard may still take the seat.
+        rig.send_key(2, "f1")
+        wizard.wait_output(r"keyboard \S+ bound to seat lab-1: inputs = path:%s"
+                           % re.escape(rigmod.keyboard_id_path(2)))
+        wizard.type("\\033")
+        assert wizard.wait() == 0, wizard.output()
