@@ -119,28 +119,6 @@ static int run_seats(const char *config, const char *seat) {
 	return status;
 }
 
-static int run_identify(int nargs, char **args) {
-	const char *seat = NULL;
-	int timeout = 0;
-	for (int i = 0; i < nargs; i++) {
-		if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
-			seat = args[++i];
-		} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
-			char *end;
-			long t = strtol(args[++i], &end, 10);
-			if (*end != '\0' || t <= 0 || t > 86400) {
-				return usage_error("--timeout takes seconds, 1 to 86400, not '%s'",
-						args[i]);
-			}
-			timeout = (int)t;
-		} else {
-			return usage_error("identify takes --seat NAME and --timeout SECONDS, "
-					"not '%s'", args[i]);
-		}
-	}
-	return cmd_identify(seat, timeout);
-}
-
 /* Seconds, 1 to 86400, or -1 (said). */
 static int parse_timeout(const char *text) {
 	char *end;
@@ -150,6 +128,24 @@ static int parse_timeout(const char *text) {
 		return -1;
 	}
 	return (int)t;
+}
+
+static int run_identify(int nargs, char **args) {
+	const char *seat = NULL;
+	int timeout = 0;
+	for (int i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
+			seat = args[++i];
+		} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
+			if ((timeout = parse_timeout(args[++i])) < 0) {
+				return EXIT_USAGE;
+			}
+		} else {
+			return usage_error("identify takes --seat NAME and --timeout SECONDS, "
+					"not '%s'", args[i]);
+		}
+	}
+	return cmd_identify(seat, timeout);
 }
 
 static int run_assign(const char *config, bool config_given, int nargs, char **args) {
