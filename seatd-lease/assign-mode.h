@@ -15,8 +15,9 @@
 
 /*
  * seat as it runs in assignment mode: a deep copy without inputs, its
- * session the screen program screen for F<fkey>, showing state_path. Pure;
- * free with seat_config_finish.
+ * session the screen program screen for F<fkey>, showing state_path
+ * (assign-config.c, pure, in the core library for the unit tests). Free
+ * with seat_config_finish.
  */
 struct seat_config assign_mode_config(const struct seat_config *seat, const char *screen,
 		unsigned fkey, const char *state_path);
