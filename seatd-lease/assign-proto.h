@@ -21,7 +21,8 @@
  * and a second line, if any, a note on the last press concerning the seat:
  *   taken SEAT         a device already SEAT's pressed this seat's key
  *   lent SEAT          this seat's device pressed SEAT's key (not moved)
- *   primary            the primary's keyboard pressed this seat's key
+ *   primary            the primary's keyboard pressed this seat's key, or a
+ *                      mouse on its USB device or hub clicked for it
  */
 
 #define ASSIGN_SCREEN_HELPER "seatd-lease-assign-screen"

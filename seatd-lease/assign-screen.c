@@ -129,7 +129,7 @@ static void words(const struct screen *s, char *big, size_t blen, char *note, si
 	} else if (strcmp(note_word, "lent") == 0) {
 		snprintf(note, nlen, "This seat's device pressed seat %s's key: not moved", arg);
 	} else if (strcmp(note_word, "primary") == 0) {
-		snprintf(note, nlen, "That is the primary's keyboard: not taken");
+		snprintf(note, nlen, "That device is the primary's: not taken");
 	}
 }
 

@@ -216,6 +216,33 @@ static void on_fkey(struct assign_wizard *w, struct assign_dev *dev, int n) {
 	w->changed = true;
 }
 
+/* The USB device, or the hub, that u hangs on: what a keyboard and a mouse of
+ * one desk share; NULL when not on USB. */
+static const char *usb_home(struct udev_device *u) {
+	struct udev_device *home = devmatch_hub(u);
+	home = home != NULL ? home : devmatch_usb_device(u);
+	return home != NULL ? udev_device_get_syspath(home) : NULL;
+}
+
+/* Whether u shares its USB device or hub with the keyboard that typed the
+ * command: that desk's mouse is the primary's too. */
+static bool with_primary(struct assign_wizard *w, struct udev_device *u) {
+	const char *home = usb_home(u);
+	for (size_t i = 0; home != NULL && i < w->input->n; i++) {
+		struct udev_device *k = w->input->devs[i].primary
+			? assign_input_udev(w->input, &w->input->devs[i]) : NULL;
+		const char *khome = k != NULL ? usb_home(k) : NULL;
+		bool same = khome != NULL && strcmp(khome, home) == 0;
+		if (k != NULL) {
+			udev_device_unref(k);
+		}
+		if (same) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static void on_click(struct assign_wizard *w, struct assign_dev *dev) {
 	struct assign_seat *s = w->awaiting;
 	struct udev_device *u = s != NULL ? assign_input_udev(w->input, dev) : NULL;
@@ -224,7 +251,11 @@ static void on_click(struct assign_wizard *w, struct assign_dev *dev) {
 	}
 	const char *hub = hub_of(u);
 	bool covered = s->hub != NULL && hub != NULL && strcmp(s->hub, hub) == 0;
-	if (!covered && !refused(w, s, u, "pointer")) {
+	if (!covered && !w->allow_primary && with_primary(w, u)) {
+		set_note(s, "primary", NULL);
+		fprintf(w->out, "click on %s: that mouse is on the keyboard's USB device or hub that "
+				"typed this command (the primary's); not taken\n", dev->node);
+	} else if (!covered && !refused(w, s, u, "pointer")) {
 		struct hub_look h = {.w = w, .self = s, .hub = hub};
 		if (hub != NULL) {
 			input_each_event_device(w->input->udev, look_under_hub, &h);
