@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assign-mode.h"
 #include "commands.h"
 #include "control.h"
 #include "fleet.h"
@@ -106,7 +107,18 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 		}
 		return reload(fleet, out);
 	}
+	if ((strcmp(cmd, "assign-begin") == 0 || strcmp(cmd, "assign-end") == 0) &&
+			fleet->shutting_down) {
+		fprintf(out, "seatd-lease is stopping\n");
+		return CONTROL_FAILED;
+	}
+	if (strcmp(cmd, "assign-begin") == 0) {
+		return assign_mode_begin(fleet, argc, argv, out);
+	}
+	if (strcmp(cmd, "assign-end") == 0 && argc == 1) {
+		return assign_mode_end(fleet, out);
+	}
 	fprintf(out, "unknown request '%s'; the daemon takes status [--json], start NAME, stop "
-			"NAME, restart NAME, reload\n", cmd);
+			"NAME, restart NAME, reload, assign-begin NAME..., assign-end\n", cmd);
 	return CONTROL_USAGE;
 }

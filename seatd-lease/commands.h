@@ -5,8 +5,9 @@
 
 /*
  * The control socket's verbs: status [--json], start NAME, stop NAME,
- * restart NAME, reload. A control_fn (control.h): data is the struct fleet;
- * writes the answer to out and returns a CONTROL_* status.
+ * restart NAME, reload, and (root's alone: control.c) assign-begin NAME...
+ * and assign-end (assign-mode.h). A control_fn (control.h): data is the
+ * struct fleet; writes the answer to out and returns a CONTROL_* status.
  */
 int commands_handle(void *data, int argc, char **argv, FILE *out);
 

@@ -126,6 +126,14 @@ static void handle_request(struct control_client *c) {
 		send_reply(c->fd, CONTROL_USAGE, msg, strlen(msg));
 		return;
 	}
+	/* assign-begin and assign-end take input devices: root's alone. */
+	if (argc > 0 && c->cred.uid != 0 && strncmp(argv[0], "assign-", 7) == 0) {
+		log_warning("control: refused %s of uid %d (pid %d): root's alone", argv[0],
+				(int)c->cred.uid, (int)c->cred.pid);
+		const char *msg = "permission denied: only root may assign input devices\n";
+		send_reply(c->fd, CONTROL_DENIED, msg, strlen(msg));
+		return;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);

@@ -33,6 +33,12 @@ struct runner *fleet_find(struct fleet *fleet, const char *name) {
 	return NULL;
 }
 
+const struct seat_config *fleet_seat_config(const struct fleet *fleet, const char *name) {
+	const struct seat_config *c = fleet->assign != NULL
+		? seatmap_find_seat(fleet->assign, name) : NULL;
+	return c != NULL ? c : seatmap_find_seat(fleet->map, name);
+}
+
 void fleet_notify(struct fleet *fleet) {
 	if (!notify_enabled()) {
 		return;
@@ -117,7 +123,7 @@ void fleet_reap(struct fleet *fleet) {
 			continue;
 		}
 		const struct seat_config *next = r->come_back
-			? seatmap_find_seat(fleet->map, runner_name(r)) : NULL;
+			? fleet_seat_config(fleet, runner_name(r)) : NULL;
 		memmove(&fleet->runners[i], &fleet->runners[i + 1],
 				(fleet->n_runners - i - 1) * sizeof(*fleet->runners));
 		fleet->n_runners--;
@@ -137,6 +143,7 @@ void fleet_finish(struct fleet *fleet) {
 		runner_destroy(fleet->runners[i]);
 	}
 	free(fleet->runners);
+	seatmap_free(fleet->assign);
 	if (fleet->map != fleet->given) {
 		seatmap_free(fleet->map);
 	}

@@ -24,6 +24,9 @@ struct fleet {
 	bool shutting_down;
 	bool quit;
 	bool single; /* `seat NAME` */
+	/* The seats in assignment mode, as they run then (assign-mode.h);
+	 * NULL: none. Ours. */
+	struct seatmap *assign;
 };
 
 /* env's changed() must be fleet_changed's caller (see supervisor.c). */
@@ -36,6 +39,10 @@ struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
 		const struct seat_config *config);
 /* The seat named so that no reload retires; NULL if none. */
 struct runner *fleet_find(struct fleet *fleet, const char *name);
+
+/* The settings seat name comes back with: its assignment mode's, else the
+ * current map's; NULL if neither has it. */
+const struct seat_config *fleet_seat_config(const struct fleet *fleet, const char *name);
 
 /* After each turn of the loop: retired seats go (a changed one starts
  * again), `restart NAME` starts its stopped seat. */

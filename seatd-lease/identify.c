@@ -12,7 +12,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "match.h"
+#include "devmatch.h"
 #include "poller.h"
 #include "values.h"
 #include "xalloc.h"
@@ -42,53 +42,12 @@ static const struct libinput_interface interface = {
 	.close_restricted = close_restricted,
 };
 
-static struct udev_device *usb_device_of(struct udev_device *dev) {
-	return udev_device_get_parent_with_subsystem_devtype(dev, "usb", "usb_device");
-}
-
-/*
- * The match that names dev: the USB port it hangs on, or the port of the hub
- * it sits behind, so that a keyboard and a mouse on one hub go together; its
- * ID_PATH when it is not on USB; its node as a last resort. Caller frees.
- */
-static char *match_for(struct udev_device *dev) {
-	struct input_match m = {.kind = MATCH_NODE};
-	char *escaped = NULL;
-	struct udev_device *usb = usb_device_of(dev);
-	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
-	if (usb != NULL) {
-		struct udev_device *hub = usb_device_of(usb);
-		/* A root hub's parent is the controller, not another usb_device. */
-		bool behind_hub = hub != NULL && usb_device_of(hub) != NULL;
-		m.kind = MATCH_SYSFS;
-		m.pattern = (char *)udev_device_get_syspath(behind_hub ? hub : usb);
-	} else if (id_path != NULL) {
-		/* path: takes a glob; ID_PATHs seldom hold its special characters. */
-		escaped = xrealloc(NULL, 2 * strlen(id_path) + 1);
-		char *o = escaped;
-		for (const char *c = id_path; *c != '\0'; c++) {
-			if (strchr("*?[]\\", *c) != NULL) {
-				*o++ = '\\';
-			}
-			*o++ = *c;
-		}
-		*o = '\0';
-		m.kind = MATCH_PATH;
-		m.pattern = escaped;
-	} else {
-		m.pattern = (char *)udev_device_get_devnode(dev);
-	}
-	char *out = input_match_format(&m);
-	free(escaped);
-	return out;
-}
-
 /* Prints what the issue's administrator needs to know of device; returns its
  * match (caller frees). */
 static char *describe(struct libinput_device *device, const char *what) {
 	struct udev_device *dev = libinput_device_get_udev_device(device);
-	char *match = match_for(dev);
-	struct udev_device *usb = usb_device_of(dev);
+	char *match = devmatch_identify(dev);
+	struct udev_device *usb = devmatch_usb_device(dev);
 	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
 	printf("%s on \"%s\" %s\n", what, libinput_device_get_name(device),
 			udev_device_get_devnode(dev));

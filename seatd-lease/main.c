@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assign-run.h"
 #include "check.h"
 #include "control.h"
 #include "identify.h"
@@ -35,6 +36,9 @@ static void usage(FILE *out) {
 		"  identify [--seat NAME] [--timeout SECONDS]\n"
 		"                 print the device and the inputs = match of each key\n"
 		"                 pressed or click made; with --seat, a seat's whole line\n"
+		"  assign [--all] [--map FILE] [--timeout SECONDS] [--allow-primary]\n"
+		"                 show \"press F<n>\" on the seats without input devices (or\n"
+		"                 all) and give each the keyboard, and mouse, pressing it\n"
 		"  status [--json]\n"
 		"                 show the seats of the running daemon\n"
 		"  start|stop|restart NAME\n"
@@ -115,6 +119,17 @@ static int run_seats(const char *config, const char *seat) {
 	return status;
 }
 
+/* Seconds, 1 to 86400, or -1 (said). */
+static int parse_timeout(const char *text) {
+	char *end;
+	long t = strtol(text, &end, 10);
+	if (*end != '\0' || t <= 0 || t > 86400) {
+		usage_error("--timeout takes seconds, 1 to 86400, not '%s'", text);
+		return -1;
+	}
+	return (int)t;
+}
+
 static int run_identify(int nargs, char **args) {
 	const char *seat = NULL;
 	int timeout = 0;
@@ -122,19 +137,40 @@ static int run_identify(int nargs, char **args) {
 		if (strcmp(args[i], "--seat") == 0 && i + 1 < nargs) {
 			seat = args[++i];
 		} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
-			char *end;
-			long t = strtol(args[++i], &end, 10);
-			if (*end != '\0' || t <= 0 || t > 86400) {
-				return usage_error("--timeout takes seconds, 1 to 86400, not '%s'",
-						args[i]);
+			if ((timeout = parse_timeout(args[++i])) < 0) {
+				return EXIT_USAGE;
 			}
-			timeout = (int)t;
 		} else {
 			return usage_error("identify takes --seat NAME and --timeout SECONDS, "
 					"not '%s'", args[i]);
 		}
 	}
 	return cmd_identify(seat, timeout);
+}
+
+static int run_assign(const char *config, bool config_given, int nargs, char **args) {
+	struct assign_options o = {0};
+	const char *map = NULL;
+	for (int i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--all") == 0) {
+			o.all = true;
+		} else if (strcmp(args[i], "--allow-primary") == 0) {
+			o.allow_primary = true;
+		} else if (strcmp(args[i], "--map") == 0 && i + 1 < nargs) {
+			map = args[++i];
+		} else if (strcmp(args[i], "--timeout") == 0 && i + 1 < nargs) {
+			if ((o.timeout_s = parse_timeout(args[++i])) < 0) {
+				return EXIT_USAGE;
+			}
+		} else {
+			return usage_error("assign takes --all, --map FILE, --timeout SECONDS and "
+					"--allow-primary, not '%s'", args[i]);
+		}
+	}
+	if (map != NULL && config_given) {
+		return usage_error("give the seat map once: --config or --map, not both");
+	}
+	return cmd_assign(map != NULL ? map : config, &o);
 }
 
 /* The commands for the running daemon; args[-1] is the command itself. */
@@ -231,6 +267,8 @@ int main(int argc, char *argv[]) {
 		return run_seats(o.config, args[0]);
 	} else if (strcmp(command, "identify") == 0) {
 		return run_identify(nargs, args);
+	} else if (strcmp(command, "assign") == 0) {
+		return run_assign(o.config, o.config_given, nargs, args);
 	} else if (is_control(command)) {
 		return run_control(o.config, command, nargs, args);
 	}

@@ -24,6 +24,9 @@ case $libexec in /*) ;; *) libexec=$prefix/$libexec ;; esac
 [ -x "$dest$libexec/seatd-lease-identify" ] || fail "no $libexec/seatd-lease-identify"
 strings "$bin" | grep -qx "$libexec/seatd-lease-identify" ||
 	fail "seatd-lease does not look for its identify helper in $libexec"
+[ -x "$dest$libexec/seatd-lease-assign-screen" ] || fail "no $libexec/seatd-lease-assign-screen"
+strings "$bin" | grep -qx "$libexec/seatd-lease-assign-screen" ||
+	fail "seatd-lease does not look for its assignment screen in $libexec"
 [ -f "$dest$prefix/share/doc/seatd-lease/seats.ini.example" ] || fail "no seats.ini.example"
 if command -v scdoc >/dev/null; then
 	for page in man8/seatd-lease.8 man5/seats.ini.5; do
