@@ -180,6 +180,12 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
             low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
             assert not low, "head %d did not show its seat throughout: %s" % (head, low)
         assert daemon_facts(rig) == first
+        # The primary still has exactly the two seats' outputs leased.
+        xrandr = rig.run("xrandr --query", env=rig.x_env()).stdout
+        assert dict(re.findall(r"^(Virtual-\d+) (connected|disconnected)", xrandr, re.M)) == \
+            {"Virtual-1": "connected", "Virtual-2": "disconnected", "Virtual-3": "disconnected"}
+        print("head samples: %d of head 2, longest gap %.2f s" %
+              (len(sampler.shares(2, PRIMARY)), sampler.gaps(2)))
         assert rig.run("readlink /proc/%s/exe" % prop(rig, "seatd-lease", "MainPID")).stdout \
             == "/tmp/seatd-lease-bin\n"
     finally:
