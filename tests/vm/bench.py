@@ -103,7 +103,7 @@ def seat_restart(rig):
             kept.append(timed(rig, count + "kill -9 $(awk '/^xserver /{print $2}' "
                               "%s/s1/pids)" % RUNTIME_DIR, ready, "true"))
             sup.wait_state("s1", "running")
-            fresh.append(timed(rig, count + "%s -c %s restart s1" % (BIN, CONFIG), ready, "true"))
+            fresh.append(timed(rig, count + "%s -c %s restart s1 >/dev/null" % (BIN, CONFIG), ready, "true"))
     return kept, fresh
 
 
