@@ -103,7 +103,8 @@ def seat_restart(rig):
             kept.append(timed(rig, count + "kill -9 $(awk '/^xserver /{print $2}' "
                               "%s/s1/pids)" % RUNTIME_DIR, ready, "true"))
             sup.wait_state("s1", "running")
-            fresh.append(timed(rig, count + "%s -c %s restart s1 >/dev/null" % (BIN, CONFIG), ready, "true"))
+            fresh.append(timed(rig, count + "%s -c %s restart s1 >/dev/null" % (BIN, CONFIG),
+                               ready, "true"))
     return kept, fresh
 
 
@@ -123,7 +124,7 @@ def adoption(rig):
             rig.run("pkill -KILL -f '^%s -c'; while pgrep -f '^%s -c' >/dev/null; do sleep 0.01; "
                     "done" % (BIN, BIN))
             rounds.append(timed(
-                rig, "%s -v -c %s run 2>/tmp/adopt.log & p=$!" % (BIN, CONFIG),
+                rig, "%s -v -c %s run >/dev/null 2>/tmp/adopt.log & p=$!" % (BIN, CONFIG),
                 "[ $(%s -c %s status 2>/dev/null | grep -c ' running ') -eq 2 ]" % (BIN, CONFIG),
                 "true"))
             adopted = rig.run("grep -c 'adopted from an earlier run' /tmp/adopt.log",
