@@ -150,24 +150,14 @@ def print_table(rows, figures):
 # --- the blocks: each returns the seconds to "every seat back" per repetition
 
 
-def kill_xservers(rig, sup, names, n):
+def kill_in_turn(rig, sup, names, n, what):
+    """kill -9 of each seat's X server or session (what) in turn; the end of
+    either is the seat's end, and its X server is replaced."""
     times = []
     for i in range(n):
         name = names[i % len(names)]
         old = status_json(rig)[name]["xserver_pid"]
-        rig.run("kill -9 %d" % old)
-        times.append(wait_running(rig, names, {name: old}))
-    return times
-
-
-def kill_sessions(rig, sup, names, n):
-    times = []
-    for i in range(n):
-        name = names[i % len(names)]
-        old = status_json(rig)[name]["xserver_pid"]
-        session = sup.session_pid(name)
-        rig.run("kill -9 %d" % session)
-        # The session's end is the seat's end: its X server is replaced too.
+        rig.run("kill -9 %d" % (old if what == "xserver" else sup.session_pid(name)))
         times.append(wait_running(rig, names, {name: old}))
     return times
 
@@ -308,8 +298,10 @@ def main():
             wait_running(rig, names)
             rows.append(snapshot(rig, "start", time.monotonic() - began))
             blocks = [
-                ("X server kill -9", lambda: kill_xservers(rig, sup, names, n["xserver"])),
-                ("session kill -9", lambda: kill_sessions(rig, sup, names, n["session"])),
+                ("X server kill -9",
+                 lambda: kill_in_turn(rig, sup, names, n["xserver"], "xserver")),
+                ("session kill -9",
+                 lambda: kill_in_turn(rig, sup, names, n["session"], "session")),
                 ("primary restart", lambda: restart_primary(rig, sup, names, n["primary"])),
                 ("daemon kill -9", lambda: kill_daemon(rig, sup, names, n["daemon"])),
                 ("reload", lambda: reloads(rig, sup, n["reload"], texts)),
