@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
 #include <stdint.h>
@@ -19,6 +18,11 @@
 #define REQUEST_MAX 512
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
+/* The most a client's reply may hold in the daemon: a reply is queued and
+ * sent from the loop as the client reads it, never waited for. */
+#define REPLY_MAX (1024 * 1024)
+/* A client gets this long to read its whole reply; then it is dropped. */
+#define REPLY_TIMEOUT_MS 5000
 
 struct control_client {
 	struct control *control;
@@ -27,6 +31,9 @@ struct control_client {
 	char buf[REQUEST_MAX];
 	size_t len;
 	struct ucred cred;
+	/* The reply, once there is one: what is not sent yet is reply + sent. */
+	char *reply;
+	size_t reply_len, sent;
 	struct control_client *next;
 };
 
@@ -58,28 +65,55 @@ static void client_close(struct control_client *c) {
 	poller_remove(c->source);
 	poller_remove(c->timer);
 	close(c->fd);
+	free(c->reply);
 	free(c);
 }
 
-/* Replies are small; a client that does not read them gets cut off rather
- * than stalling every seat. */
-static void send_reply(int fd, int status, const char *text, size_t len) {
-	struct timeval tv = {.tv_sec = 1};
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	int flags = fcntl(fd, F_GETFL);
-	fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+/* Sends what the socket takes now, never waiting: true when nothing is left
+ * to do with the client (all sent, or it is gone). */
+static bool flush_reply(struct control_client *c) {
+	while (c->sent < c->reply_len) {
+		ssize_t w = send(c->fd, c->reply + c->sent, c->reply_len - c->sent,
+				MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR) {
+			continue;
+		}
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			return false;
+		}
+		if (w <= 0) {
+			return true;
+		}
+		c->sent += (size_t)w;
+	}
+	return true;
+}
+
+/* Gives c its reply: what the socket takes now, the rest from the loop as
+ * the client reads (client_event), within REPLY_TIMEOUT_MS. c is closed
+ * once it has it all, or is gone, or runs out of time: the caller must not
+ * use c after this. */
+static void queue_reply(struct control_client *c, int status, const char *text, size_t len) {
+	static const char too_large[] = "the reply is too large to send; refused\n";
+	if (len > REPLY_MAX) {
+		log_warning("control: a reply of %zu bytes to uid %d is over %d; not sent", len,
+				(int)c->cred.uid, REPLY_MAX);
+		status = CONTROL_FAILED;
+		text = too_large;
+		len = strlen(too_large);
+	}
 	char head[16];
 	int n = snprintf(head, sizeof(head), "%d\n", status);
-	if (send(fd, head, (size_t)n, MSG_NOSIGNAL) != n) {
-		return;
+	c->reply = malloc((size_t)n + len);
+	if (c->reply == NULL) {
+		abort();
 	}
-	while (len > 0) {
-		ssize_t w = send(fd, text, len, MSG_NOSIGNAL);
-		if (w <= 0) {
-			return;
-		}
-		text += w;
-		len -= (size_t)w;
+	memcpy(c->reply, head, (size_t)n);
+	memcpy(c->reply + n, text, len);
+	c->reply_len = (size_t)n + len;
+	if (flush_reply(c) || poller_fd_update(c->source, EPOLLOUT) != 0 ||
+			poller_timer_arm(c->timer, REPLY_TIMEOUT_MS) != 0) {
+		client_close(c);
 	}
 }
 
@@ -123,7 +157,7 @@ static void handle_request(struct control_client *c) {
 		const char *msg = argc == -1
 			? "a request is one line of words, and nothing after it; refused\n"
 			: "a request has at most 8 words; refused\n";
-		send_reply(c->fd, CONTROL_USAGE, msg, strlen(msg));
+		queue_reply(c, CONTROL_USAGE, msg, strlen(msg));
 		return;
 	}
 	/* assign-begin and assign-end take input devices: root's alone. */
@@ -145,13 +179,19 @@ static void handle_request(struct control_client *c) {
 		fprintf(out, "empty request\n");
 	}
 	fclose(out);
-	send_reply(c->fd, status, text, len);
+	queue_reply(c, status, text, len);
 	free(text);
 }
 
-static void client_readable(int fd, uint32_t events, void *data) {
+static void client_event(int fd, uint32_t events, void *data) {
 	struct control_client *c = data;
 	(void)events;
+	if (c->reply != NULL) {
+		if (flush_reply(c)) {
+			client_close(c);
+		}
+		return;
+	}
 	ssize_t n = read(fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 		return;
@@ -167,16 +207,21 @@ static void client_readable(int fd, uint32_t events, void *data) {
 			return;
 		}
 		const char *msg = "request too long\n";
-		send_reply(fd, CONTROL_USAGE, msg, strlen(msg));
+		queue_reply(c, CONTROL_USAGE, msg, strlen(msg));
 	} else {
 		handle_request(c);
 	}
-	client_close(c);
 }
 
 static void client_timed_out(void *data) {
 	struct control_client *c = data;
-	log_info("control: a client sent no request in %d ms; closed", REQUEST_TIMEOUT_MS);
+	if (c->reply != NULL) {
+		log_warning("control: uid %d (pid %d) did not read its reply in %d ms (%zu of "
+				"%zu bytes sent); dropped", (int)c->cred.uid, (int)c->cred.pid,
+				REPLY_TIMEOUT_MS, c->sent, c->reply_len);
+	} else {
+		log_info("control: a client sent no request in %d ms; closed", REQUEST_TIMEOUT_MS);
+	}
 	client_close(c);
 }
 
@@ -211,17 +256,6 @@ static void accept_client(int fd, uint32_t events, void *data) {
 		close(cfd);
 		return;
 	}
-	/* The socket's mode keeps others out already; this holds even if the
-	 * file's mode or the directory's is ever wrong. */
-	if (cred.uid != 0 && !(control->have_group && in_group(cfd, control->gid, cred.gid))) {
-		log_warning("control: refused uid %d (pid %d): only root%s%s may use %s",
-				(int)cred.uid, (int)cred.pid, control->have_group ? " and group " : "",
-				control->have_group ? control->group : "", control->path);
-		const char *msg = "permission denied\n";
-		send_reply(cfd, CONTROL_DENIED, msg, strlen(msg));
-		close(cfd);
-		return;
-	}
 	struct control_client *c = calloc(1, sizeof(*c));
 	if (c == NULL) {
 		abort();
@@ -229,13 +263,23 @@ static void accept_client(int fd, uint32_t events, void *data) {
 	c->control = control;
 	c->fd = cfd;
 	c->cred = cred;
-	c->source = poller_add_fd(control->poller, cfd, EPOLLIN, client_readable, c);
+	c->source = poller_add_fd(control->poller, cfd, EPOLLIN, client_event, c);
 	c->timer = poller_add_timer(control->poller, client_timed_out, c);
 	c->next = control->clients;
 	control->clients = c;
 	if (c->source == NULL || c->timer == NULL ||
 			poller_timer_arm(c->timer, REQUEST_TIMEOUT_MS) != 0) {
 		client_close(c);
+		return;
+	}
+	/* The socket's mode keeps others out already; this holds even if the
+	 * file's mode or the directory's is ever wrong. */
+	if (cred.uid != 0 && !(control->have_group && in_group(cfd, control->gid, cred.gid))) {
+		log_warning("control: refused uid %d (pid %d): only root%s%s may use %s",
+				(int)cred.uid, (int)cred.pid, control->have_group ? " and group " : "",
+				control->have_group ? control->group : "", control->path);
+		const char *msg = "permission denied\n";
+		queue_reply(c, CONTROL_DENIED, msg, strlen(msg));
 	}
 }
 

@@ -18,6 +18,14 @@ void input_rules_path(const char *seat, char *buf, size_t len) {
 	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
 }
 
+/* Room for a rule's keys besides its match's pattern (and for the match's
+ * own keys, the seat id and the user, which are bounded). */
+#define RULE_FIXED 512
+
+static size_t pattern_len(const struct input_match *m) {
+	return m->pattern != NULL ? strlen(m->pattern) : 0;
+}
+
 /* One udev match for one of our match kinds. */
 static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
 		size_t errlen) {
@@ -70,7 +78,14 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
 		return NULL;
 	}
-	size_t cap = 512 + seat->n_inputs * 1024;
+	/* Sized for the longest rule each match can make (a pattern goes in
+	 * at most twice), so that nothing is ever cut short: a cut rule
+	 * loses its closing quote, and udevd drops it or reads the rest of the
+	 * line into the value. */
+	size_t cap = 512;
+	for (size_t i = 0; i < seat->n_inputs; i++) {
+		cap += RULE_FIXED + 2 * pattern_len(&seat->inputs[i]);
+	}
 	char *text = calloc(1, cap);
 	if (text == NULL) {
 		abort();
@@ -78,8 +93,13 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 	text_append(text, cap, "# seatd-lease: the input devices of seat %s. Written at the "
 			"seat's start,\n# removed at its end; do not edit.\n", seat->name);
 	for (size_t i = 0; i < seat->n_inputs; i++) {
-		char match[768];
-		if (!rule_match(&seat->inputs[i], match, sizeof(match), err, errlen)) {
+		size_t mlen = RULE_FIXED + 2 * pattern_len(&seat->inputs[i]);
+		char *match = malloc(mlen);
+		if (match == NULL) {
+			abort();
+		}
+		if (!rule_match(&seat->inputs[i], match, mlen, err, errlen)) {
+			free(match);
 			free(text);
 			return NULL;
 		}
@@ -87,6 +107,7 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
 				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
 				"TAG-=\"uaccess\"\n", match, seat_id(seat->name, id), user);
+		free(match);
 	}
 	return text;
 }

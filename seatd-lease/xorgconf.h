@@ -12,4 +12,9 @@
  */
 char *xorg_conf_generate(const struct seat_config *seat);
 
+/* The same text up to the snippet (with its "# From PATH:" line when the
+ * seat has one), without reading anything: pure. Aborts when out of
+ * memory. */
+char *xorg_conf_text(const struct seat_config *seat);
+
 #endif
