@@ -165,7 +165,7 @@ static void handle_request(struct control_client *c) {
 		log_warning("control: refused %s of uid %d (pid %d): root's alone", argv[0],
 				(int)c->cred.uid, (int)c->cred.pid);
 		const char *msg = "permission denied: only root may assign input devices\n";
-		send_reply(c->fd, CONTROL_DENIED, msg, strlen(msg));
+		queue_reply(c, CONTROL_DENIED, msg, strlen(msg));
 		return;
 	}
 	char *text = NULL;
