@@ -121,17 +121,17 @@ def adoption(rig):
     sup.wait_state("s2", "running")
     try:
         for _ in range(ROUNDS):
-            rig.run("pkill -KILL -f '^%s -c'; while pgrep -f '^%s -c' >/dev/null; do sleep 0.01; "
+            rig.run("pkill -KILL -f '^%s '; while pgrep -f '^%s ' >/dev/null; do sleep 0.01; "
                     "done" % (BIN, BIN))
             rounds.append(timed(
                 rig, "%s -v -c %s run >/dev/null 2>/tmp/adopt.log & p=$!" % (BIN, CONFIG),
                 "[ $(%s -c %s status 2>/dev/null | grep -c ' running ') -eq 2 ]" % (BIN, CONFIG),
                 "true"))
-            adopted = rig.run("grep -c 'adopted from an earlier run' /tmp/adopt.log",
+            adopted = rig.run("grep -c 'adopted from an earlier run: X server' /tmp/adopt.log",
                               check=False).stdout.strip()
             assert adopted == "2", rig.run("cat /tmp/adopt.log").stdout
     finally:
-        rig.run("pkill -TERM -f '^%s -c'; while pgrep -f '^%s -c' >/dev/null; do sleep 0.1; done"
+        rig.run("pkill -TERM -f '^%s '; while pgrep -f '^%s ' >/dev/null; do sleep 0.1; done"
                 % (BIN, BIN), timeout=60)
     return rounds
 
