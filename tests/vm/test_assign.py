@@ -83,7 +83,14 @@ class Assign:
 def wait_screen(rig, head, colour, timeout=60):
     """Head shows an assignment screen of colour: mostly that colour, with
     white letters."""
-    picture = rig.wait_for_colour(head, colour, share=0.5, timeout=timeout)
+    # The background fills before the letters are drawn: wait for both.
+    deadline = time.monotonic() + timeout
+    while True:
+        picture = rig.screendump(head)
+        if (picture.share(colour) >= 0.5 and picture.share(WHITE) > 0.01) or \
+                time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
     assert picture.share(colour) >= 0.5 and picture.share(WHITE) > 0.01, \
         "head %d: %s, %.3f white" % (head, picture.dominant(), picture.share(WHITE))
     return picture
