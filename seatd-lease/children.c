@@ -28,12 +28,6 @@ static const char *child_program(const struct runner *r, const struct child *c) 
 	return c == &r->xserver ? r->map->xserver : r->seat.config->session[0];
 }
 
-/* The record names the children that run their programs: it holds what
- * /proc says each one's executable is, which before its exec is ours. */
-static void record_pids(struct runner *r) {
-	runner_record(r);
-}
-
 /* Whether c failed before its exec, as far as its pipe says (-1: unknown
  * yet); once known, the pipe goes. */
 static int settle_exec(struct runner *r, struct child *c) {
@@ -52,7 +46,7 @@ static void exec_seen(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
 	struct child *c = fd == r->xserver.error_fd ? &r->xserver : &r->session;
 	if (settle_exec(r, c) == 0) {
-		record_pids(r);
+		runner_record(r);
 	}
 }
 
@@ -268,6 +262,6 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		snprintf(r->seat.last_error + at, sizeof(r->seat.last_error) - at, "; %s", taken);
 	}
 	if (r->xserver.pid > 0 || r->session.pid > 0) {
-		record_pids(r);
+		runner_record(r);
 	}
 }
