@@ -18,6 +18,8 @@
 
 struct cgroups {
 	int base_fd;
+	/* The hierarchy's root where base_fd is seatd-lease/ under it, or -1. */
+	int root_fd;
 };
 
 /* Where cgroup2 is mounted (the first such mount) into buf; false if nowhere. */
@@ -63,8 +65,9 @@ static int open_dir_at(int dir_fd, const char *name) {
 }
 
 /* The daemon's own cgroup directory, or seatd-lease/ under it when that is
- * the root (where no process of ours belongs). */
-static int open_base(char *err, size_t errlen) {
+ * the root (where no process of ours belongs); then *root_fd is the root's. */
+static int open_base(int *root_fd, char *err, size_t errlen) {
+	*root_fd = -1;
 	char path[4096] = "";
 	if (!cgroup2_mount(path, sizeof(path))) {
 		snprintf(err, errlen, "no cgroup v2 hierarchy is mounted");
@@ -86,14 +89,19 @@ static int open_base(char *err, size_t errlen) {
 			snprintf(err, errlen, "cannot create %sseatd-lease: %s", path, strerror(errno));
 		}
 		fd = open_dir_at(root, "seatd-lease");
-		close(root);
+		if (fd >= 0) {
+			*root_fd = root;
+		} else {
+			close(root);
+		}
 	}
 	return fd;
 }
 
 struct cgroups *cgroups_open(char *err, size_t errlen) {
 	err[0] = '\0';
-	int fd = open_base(err, errlen);
+	int root_fd;
+	int fd = open_base(&root_fd, err, errlen);
 	if (fd < 0) {
 		if (err[0] == '\0') {
 			snprintf(err, errlen, "cannot open the daemon's cgroup: %s", strerror(errno));
@@ -110,19 +118,29 @@ struct cgroups *cgroups_open(char *err, size_t errlen) {
 		struct cgroups *cg = calloc(1, sizeof(*cg));
 		if (cg != NULL) {
 			cg->base_fd = fd;
+			cg->root_fd = root_fd;
 			return cg;
 		}
 		snprintf(err, errlen, "out of memory");
 	}
 	close(fd);
+	if (root_fd >= 0) {
+		close(root_fd);
+	}
 	return NULL;
 }
 
 void cgroups_close(struct cgroups *cg) {
-	if (cg != NULL) {
-		close(cg->base_fd);
-		free(cg);
+	if (cg == NULL) {
+		return;
 	}
+	close(cg->base_fd);
+	if (cg->root_fd >= 0) {
+		/* Fails, as it should, while a seat's cgroup is still in it. */
+		(void)unlinkat(cg->root_fd, "seatd-lease", AT_REMOVEDIR);
+		close(cg->root_fd);
+	}
+	free(cg);
 }
 
 static int open_seat(struct cgroups *cg, const char *seat) {

@@ -21,7 +21,9 @@ struct cgroups;
 /* The daemon's place in the cgroup tree; NULL (and err says why) if
  * seats cannot have cgroups here. */
 struct cgroups *cgroups_open(char *err, size_t errlen);
-/* Closes cg (NULL is fine); the seats' cgroups stay. */
+/* Closes cg (NULL is fine); the seats' cgroups stay. The seatd-lease/
+ * cgroup that cgroups_open made at the hierarchy's root goes once no seat's
+ * cgroup is left in it. */
 void cgroups_close(struct cgroups *cg);
 
 /*

@@ -8,18 +8,44 @@ import re
 import pytest
 
 import accel
+import reuse
 import rig
 
 _failure_dirs = []
 
 
+# What a module's guest is unless its RIG dict says otherwise.
+DEFAULT_RIG = dict(heads=3, xorg=True)
+
+
 @pytest.fixture(scope="module")
 def guest(request):
-    """A guest for the whole module, booted with the module's RIG dict as
-    Rig's keyword arguments (heads, xorg, ...)."""
+    """A guest for the whole module, made with the module's RIG dict as Rig's
+    keyword arguments (heads, xorg, ...): the one the module before left, if
+    that one passed and left it as it found it (reuse.py), or a new one."""
     name = request.module.__name__.rpartition(".")[2]
-    with rig.Rig(name, **getattr(request.module, "RIG", {})) as g:
+    failed = request.session.testsfailed
+    with reuse.guest(name, getattr(request.module, "RIG", DEFAULT_RIG),
+                     lambda: request.session.testsfailed == failed) as g:
         yield g
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # Modules on the default guest run one after the other, so that it is
+    # handed on rather than kept idle (a TCG guest costs CPU even idle);
+    # a module that spoils its guest for good (SPOILS_GUEST) runs last of them.
+    on_guest = {item.module for item in items if "guest" in getattr(item, "fixturenames", ())}
+
+    def order(pair):
+        index, item = pair
+        module = item.module
+        return (module not in on_guest, getattr(module, "RIG", DEFAULT_RIG) != DEFAULT_RIG,
+                hasattr(module, "SPOILS_GUEST"), index)
+    items[:] = [item for _, item in sorted(enumerate(items), key=order)]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    reuse.shutdown_spares()
 
 
 def pytest_report_header(config):

@@ -24,11 +24,10 @@ WHITE = (0xff, 0xff, 0xff)
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("assign", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 @pytest.fixture

@@ -17,12 +17,11 @@ SOCKET = RUNTIME_DIR + "/control"
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("control", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2", "lab3"])
-        r.run("mkdir -p %s" % os.path.dirname(CONFIG))
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2", "lab3"])
+    guest.run("mkdir -p %s" % os.path.dirname(CONFIG))
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 def seat_dicts(*specs):

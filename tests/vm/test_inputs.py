@@ -14,11 +14,10 @@ from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, 
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("inputs", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 # An event node that no seat has, on Debian.

@@ -10,13 +10,12 @@ runtime_dir (test_security), a session that leaves its process group
 (test_containment), the X server sharing no open file with the daemon but
 its lease (test_seats)."""
 
-import os
 import re
 
 import pytest
 
 import rig as rigmod
-from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, Supervisor, event_node,
+from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, Supervisor, event_node,
                    seat_map, setup_users, two_input_seats)
 
 # Tries to open each path read-only; prints "PATH ok" or "PATH ERRNO".
@@ -64,12 +63,11 @@ SESSION_ENV = XSERVER_ENV | {"DISPLAY", "XAUTHORITY"}
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("isolation", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        r.write_file(XWRAP, XWRAP_SCRIPT.encode(), mode=0o755)
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    guest.write_file(XWRAP, XWRAP_SCRIPT.encode(), mode=0o755)
+    yield guest
 
 
 def as_user(rig, user, script, *args):

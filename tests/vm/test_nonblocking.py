@@ -82,12 +82,14 @@ say("done")
 """
 
 
+RIG = dict(heads=4, xorg=True)
+
+
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("nonblocking", heads=4, xorg=True) as r:
-        setup_users(r, [user for _, _, user in SEATS])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, [user for _, _, user in SEATS])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 def probe_output(rig):

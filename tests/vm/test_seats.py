@@ -13,16 +13,14 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-import rig as rigmod
 from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervisor,
                    assert_head, seat_map, setup_users, status_json)
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("seats-x11", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2", "lab3"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2", "lab3"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 def two_seats(**extra):

@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-import rig as rigmod
 from seatd import BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head, seat_map, setup_users
 
 HANG = "/tmp/hang"  # the guest's /mnt is the host's, read-only
@@ -28,11 +27,10 @@ time.sleep(100000)
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("stuck-child", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 @pytest.fixture

@@ -20,12 +20,11 @@ SEAT0_NODE = "root input 660"
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("usb", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("mkdir -p %s" % os.path.dirname(CONFIG))
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("mkdir -p %s" % os.path.dirname(CONFIG))
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 @pytest.fixture

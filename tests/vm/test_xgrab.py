@@ -61,12 +61,11 @@ while time.monotonic() < end:
 
 
 @pytest.fixture(scope="module")
-def rig():
+def rig(guest):
     assert os.access(GRAB, os.X_OK), "no %s: build the project first" % GRAB
-    with rigmod.Rig("xgrab", heads=3, xorg=True) as r:
-        setup_users(r, ["lab1", "lab2"])
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        yield r
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
 
 
 def two_seats():

@@ -1,0 +1,126 @@
+"""Guests handed on from one test module to the next.
+
+Booting a guest and its primary Xorg costs about 25 s under TCG, and most
+modules ask for the same guest (three heads, the primary Xorg). A module gets
+the guest the module before it left, but only if that module left it as it
+found it: every test passed, and the guest's processes, listening sockets,
+mounts, cgroups, udev rules, /run, X displays, outputs, devices and sysctls
+are those it had when it was first handed out. Anything else, and the guest
+is powered off and the next module boots its own; build/vm/reuse.log says
+which, and why.
+
+Between modules, what tests are expected to leave is cleared: the users
+setup_users made (and their homes), /etc/seatd-lease, and the runtime
+directory and /run/udev/rules.d if they are empty."""
+
+import contextlib
+import os
+
+import rig as rigmod
+
+# The guest's state that a module must give back as it found it. The check's
+# own shell, its children and timeout(1) above it are left out, as are the
+# kernel's threads and udev's workers, which come and go.
+SNAPSHOT = r"""
+echo '# processes'
+ps -e -o pid=,ppid=,user=,comm= | awk -v me=$$ -v up=$PPID \
+	'$1 != 2 && $2 != 2 && $1 != me && $2 != me && $1 != up && $4 != "(udev-worker)" \
+	{ print $3, $4 }' | sort -u
+echo '# listening sockets'
+awk 'NR > 1 && $8 != "" { print $8 }' /proc/net/unix | sort -u
+echo '# mounts'
+awk '{ print $2, $3 }' /proc/mounts | sort
+echo '# cgroups'
+find /sys/fs/cgroup -mindepth 1 -type d | sort
+echo '# /run'
+ls -A /run /run/udev/rules.d /tmp/.X11-unix 2>&1
+echo '# outputs'
+xrandr --query | grep -E '^[^ ]+ (dis)?connected' | cut -d' ' -f1-2
+echo '# devices'
+ls /dev/input /sys/bus/usb/devices
+echo '# sysctls'
+sysctl kernel.yama.ptrace_scope fs.protected_hardlinks fs.protected_symlinks \
+	fs.protected_regular fs.protected_fifos
+"""
+
+# What tests leave by design; removed before the guest is compared.
+CLEAR = r"""
+for u in $(awk -F: '$3 >= 1000 && $3 < 60000 { print $1 }' /etc/passwd); do
+	userdel -r "$u" 2>/dev/null || userdel "$u"
+done
+rm -rf /etc/seatd-lease /tmp/home
+rmdir /run/seatd-lease /run/udev/rules.d 2>/dev/null
+true
+"""
+
+_spare = {}  # Rig keyword arguments (as a sorted tuple) -> (guest, its first state)
+
+
+def _log(line):
+    with open(os.path.join(rigmod.build_dir(), "vm", "reuse.log"), "a") as f:
+        f.write(line + "\n")
+
+
+def _state(guest):
+    return guest.run(SNAPSHOT, env=guest.x_env(), timeout=30).stdout
+
+
+def _changes(guest, first):
+    """Why guest cannot be handed on: [] when it can."""
+    if guest._proc is None or guest._proc.poll() is not None:
+        return ["the guest is not running"]
+    why = []
+    if guest._hotplugged or guest._usb:
+        why.append("devices still plugged in: %s" % (guest._hotplugged + guest._usb))
+    if guest.xorg and not guest.xorg_server.running():
+        why.append("the primary Xorg has exited")
+    guest.run(CLEAR, timeout=30)
+    now = _state(guest)
+    if now != first:
+        was, seen = set(first.splitlines()), set(now.splitlines())
+        why += ["gone: %s" % line for line in sorted(was - seen)]
+        why += ["new: %s" % line for line in sorted(seen - was)]
+    return why
+
+
+@contextlib.contextmanager
+def guest(module, kwargs, passed):
+    """A guest made with Rig(**kwargs) for module: the spare one of that kind,
+    or a new one. Afterwards it is kept as the spare if passed() and nothing
+    in it changed, or else powered off."""
+    key = tuple(sorted(kwargs.items()))
+    spare = _spare.pop(key, None)
+    if spare is not None:
+        g, first = spare
+        rigmod.latest = g
+        _log("%s: the guest of %s, handed on" % (module, g.name))
+    else:
+        g = rigmod.Rig(module, **kwargs)
+        g.boot()
+        try:
+            first = _state(g)
+        except BaseException:
+            g.shutdown()
+            raise
+        _log("%s: a new guest" % module)
+    kept = False
+    try:
+        yield g
+        try:
+            why = ["a test failed"] if not passed() else _changes(g, first)
+        except rigmod.RigError as e:
+            why = ["cannot look: %s" % e]
+        if why:
+            _log("%s: guest powered off: %s" % (module, "; ".join(why)))
+        else:
+            _spare[key] = (g, first)
+            kept = True
+    finally:
+        if not kept:
+            g.shutdown()
+
+
+def shutdown_spares():
+    """Power off every guest kept for a module that never came."""
+    while _spare:
+        _spare.popitem()[1][0].shutdown()
