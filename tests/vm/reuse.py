@@ -37,7 +37,7 @@ ls -A /run /run/udev/rules.d /tmp/.X11-unix 2>&1
 echo '# outputs'
 xrandr --query | grep -E '^[^ ]+ (dis)?connected' | cut -d' ' -f1-2
 echo '# devices'
-ls /dev/input /sys/bus/usb/devices
+ls /dev/input /sys/bus/usb/devices | grep -vx by-id
 echo '# sysctls'
 sysctl kernel.yama.ptrace_scope fs.protected_hardlinks fs.protected_symlinks \
 	fs.protected_regular fs.protected_fifos
@@ -71,7 +71,7 @@ def _changes(guest, first):
         return ["the guest is not running"]
     why = []
     if guest._hotplugged or guest._usb:
-        why.append("devices still plugged in: %s" % (guest._hotplugged + guest._usb))
+        why.append("%d hot-added devices still plugged in" % len(guest._hotplugged + guest._usb))
     if guest.xorg and not guest.xorg_server.running():
         why.append("the primary Xorg has exited")
     guest.run(CLEAR, timeout=30)

@@ -780,6 +780,11 @@ class Rig:
         self._usb.remove(dev)
         self.wait_until("[ ! -e %s ]" % dev.syspath, timeout=timeout)
 
+    def usb_remove_all(self, timeout=30):
+        """Unplug every device usb_add plugged in, the last first."""
+        for dev in reversed(list(self._usb)):
+            self.usb_remove(dev, timeout)
+
     def usb_key(self, *keys):
         """Press keys together on a USB keyboard, then release them. QEMU gives
         input bound to no head to the keyboard plugged in last."""

@@ -228,6 +228,17 @@ def status():
     t = time.monotonic(); s = conn(); s.sendall(b'status\n')
     while s.recv(65536): pass
     s.close(); print('%.1f' % ((time.monotonic() - t) * 1000), flush=True)
+# 100 connections held open at once, at any scale: half-sent requests, whole
+# ones whose replies are never read, and ones that say nothing.
+held = []
+for i in range(100):
+    s = conn(); held.append(s)
+    if i % 3 == 0:
+        s.sendall(b'stat')
+    elif i % 3 == 1:
+        s.sendall(b'status\n')
+status()
+for s in held: s.close()
 held = []
 for i in range(n):
     kind = i % 5

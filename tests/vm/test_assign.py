@@ -30,6 +30,13 @@ def rig(guest):
     yield guest
 
 
+@pytest.fixture(autouse=True)
+def unplug_usb(rig):
+    """What a test plugged in goes with it, as from a fresh guest."""
+    yield
+    rig.usb_remove_all()
+
+
 @pytest.fixture
 def primary_keys(rig):
     xev = rig.spawn("exec stdbuf -oL xev -root -event keyboard", name="primary-xev",
