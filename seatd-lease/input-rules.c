@@ -12,14 +12,16 @@
 #include "input.h"
 #include "text.h"
 #include "values.h"
+#include "xalloc.h"
 
 void input_rules_path(const char *seat, char *buf, size_t len) {
 	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
 }
 
-/* One udev match for one of our match kinds. */
-static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
-		size_t errlen) {
+/* One udev match for one of our match kinds: of an input event device
+ * (inputs =), or of any other device (devices =, other: true). */
+static bool rule_match(const struct input_match *m, bool other, char *buf, size_t len,
+		char *err, size_t errlen) {
 	if (!input_match_check(m, err, errlen)) {
 		return false;
 	}
@@ -31,8 +33,9 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 		break;
 	case MATCH_NAME:
 		/* The input device's name (inputN): not that of any other parent
-		 * (an i2c device's, say). */
-		snprintf(buf, len, "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
+		 * (an i2c device's, say). Another device's: its USB product's. */
+		snprintf(buf, len, other ? "ATTRS{product}==\"%s\""
+				: "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
 		break;
 	case MATCH_USB:
 		/* Both on the same parent: udev's ATTRS keys match one device. */
@@ -47,7 +50,8 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 	case MATCH_NODE:
 		/* DEVNAME is a property, not a key of udev's own (DEVNAME== makes
 		 * udev drop the whole rule). */
-		if (strncmp(m->pattern, "/dev/input/event", 16) == 0) {
+		if (strncmp(m->pattern, other ? "/dev/" : "/dev/input/event",
+				other ? 5 : 16) == 0 && !(other && strstr(m->pattern, "/by-"))) {
 			snprintf(buf, len, "ENV{DEVNAME}==\"%s\"", m->pattern);
 		} else {
 			snprintf(buf, len, "SYMLINK==\"%s\"", m->pattern +
@@ -78,14 +82,41 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 			"seat's start,\n# removed at its end; do not edit.\n", seat->name);
 	for (size_t i = 0; i < seat->n_inputs; i++) {
 		char match[768];
-		if (!rule_match(&seat->inputs[i], match, sizeof(match), err, errlen)) {
+		if (!rule_match(&seat->inputs[i], false, match, sizeof(match), err, errlen)) {
 			free(text);
 			return NULL;
 		}
 		char id[SEAT_ID_MAX];
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
-				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
+				"%s, ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", OWNER=\"%s\", MODE=\"0600\", "
 				"TAG-=\"uaccess\"\n", match, seat_id(seat->name, id), user);
+	}
+	return text;
+}
+
+char *input_devices_rules_text(const struct seat_config *seat, char *err, size_t errlen) {
+	if (!seat_name_valid(seat->name)) {
+		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
+		return NULL;
+	}
+	size_t cap = 512 + seat->n_devices * 1024;
+	char *text = xcalloc(1, cap);
+	if (seat->n_devices > 0) {
+		text_append(text, cap, "# The seat's other devices: logind gives its active "
+				"session's user an ACL on them.\n");
+	}
+	for (size_t i = 0; i < seat->n_devices; i++) {
+		char match[768];
+		if (!rule_match(&seat->devices[i], true, match, sizeof(match), err, errlen)) {
+			free(text);
+			return NULL;
+		}
+		char id[SEAT_ID_MAX];
+		/* Event devices are the inputs' (owned by the seat's user, for its
+		 * X server); the rest is the seat's through logind's uaccess. */
+		text_append(text, cap, "SUBSYSTEM!=\"input\", ACTION!=\"remove\", %s, "
+				"ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", TAG+=\"uaccess\"\n", match,
+				seat_id(seat->name, id));
 	}
 	return text;
 }

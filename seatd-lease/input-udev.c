@@ -19,14 +19,9 @@ const char *input_device_name(struct udev_device *dev) {
 	return input ? udev_device_get_sysattr_value(input, "name") : NULL;
 }
 
-void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
-		void *data) {
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	if (en == NULL) {
-		abort();
-	}
-	udev_enumerate_add_match_subsystem(en, "input");
-	udev_enumerate_add_match_sysname(en, "event*");
+/* Calls fn for every device en finds, then frees en. */
+static void each_device(struct udev *udev, struct udev_enumerate *en,
+		void (*fn)(struct udev_device *dev, void *data), void *data) {
 	udev_enumerate_scan_devices(en);
 	struct udev_list_entry *e;
 	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
@@ -38,6 +33,17 @@ void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *d
 		}
 	}
 	udev_enumerate_unref(en);
+}
+
+void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_match_subsystem(en, "input");
+	udev_enumerate_add_match_sysname(en, "event*");
+	each_device(udev, en, fn, data);
 }
 
 /* The ids of every USB device dev is attached through, nearest first. */
@@ -56,7 +62,22 @@ static size_t usb_ids(struct udev_device *dev, struct input_usb_id *ids, size_t 
 	return n;
 }
 
-bool input_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+/* The product name of the USB device dev is, or is attached through. */
+static const char *usb_product(struct udev_device *dev) {
+	const char *product = udev_device_get_sysattr_value(dev, "product");
+	struct udev_device *usb = dev;
+	while (product == NULL && (usb = udev_device_get_parent_with_subsystem_devtype(usb,
+			"usb", "usb_device")) != NULL) {
+		product = udev_device_get_sysattr_value(usb, "product");
+	}
+	return product;
+}
+
+/* Whether one of matches (n of them) matches dev: an input event device,
+ * or another device (other: a name: is its USB product's, as the rule's
+ * ATTRS{product} sees it). */
+static bool device_matches(struct udev_device *dev, const struct input_match *matches,
+		size_t n_matches, bool other) {
 	/* USB has at most five hubs between a device and its root hub. */
 	struct input_usb_id ids[8];
 	const char *links[16];
@@ -71,18 +92,36 @@ bool input_device_matches(struct udev_device *dev, const struct seat_config *sea
 	struct input_device d = {
 		.id_path = udev_device_get_property_value(dev, "ID_PATH"),
 		.syspath = udev_device_get_syspath(dev),
-		.name = input_device_name(dev),
+		.name = other ? usb_product(dev) : input_device_name(dev),
 		.usb_ids = ids,
 		.n_usb_ids = usb_ids(dev, ids, sizeof(ids) / sizeof(ids[0])),
 		.devnode = udev_device_get_devnode(dev),
 		.devlinks = links,
 	};
-	for (size_t i = 0; i < seat->n_inputs; i++) {
-		if (input_match_test(&seat->inputs[i], &d)) {
+	for (size_t i = 0; i < n_matches; i++) {
+		if (input_match_test(&matches[i], &d)) {
 			return true;
 		}
 	}
 	return false;
+}
+
+bool input_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+	return device_matches(dev, seat->inputs, seat->n_inputs, false);
+}
+
+bool input_other_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+	return device_matches(dev, seat->devices, seat->n_devices, true);
+}
+
+void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_nomatch_subsystem(en, "input");
+	each_device(udev, en, fn, data);
 }
 
 int input_send_change(const char *syspath) {

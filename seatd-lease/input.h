@@ -28,9 +28,16 @@
 char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
 		size_t errlen);
 
+/* The rules text for seat's devices = (pure): SUBSYSTEM!="input" devices
+ * get ID_SEAT=seat-NAME and the seat and uaccess tags, so that logind gives
+ * the seat's active session's user an ACL on their nodes. "" when the seat
+ * has none; NULL and err if a match cannot be a rule. */
+char *input_devices_rules_text(const struct seat_config *seat, char *err, size_t errlen);
+
 /* What a seat got. */
 struct input_counts {
 	int devices, keyboards, pointers;
+	int others; /* device nodes that the seat's devices = match */
 };
 
 /*
