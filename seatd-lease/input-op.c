@@ -63,6 +63,10 @@ struct collect {
 	struct input_op *op;
 	const struct seat_config *seat; /* assign: the devices it matches */
 	char want[SEAT_ID_MAX];                /* ID_SEAT=seat-NAME; "": any seat of ours */
+	/* assign: the devices its devices = match; those below them (a sound
+	 * card's nodes) take their seat by udev's rules, and are told too. */
+	const char *matched[MAX_DEVICES];
+	size_t n_matched;
 };
 
 static void count(struct input_counts *counts, struct udev_device *dev) {
@@ -99,17 +103,18 @@ static void collect_one(struct udev_device *dev, void *data) {
 	}
 }
 
-static bool have_device(const struct input_op *op, const char *syspath) {
+/* The op's own copy of syspath, NULL if it has not collected it. */
+static const char *have_device(const struct input_op *op, const char *syspath) {
 	for (size_t i = 0; i < op->n_devices; i++) {
 		if (strcmp(op->devices[i].syspath, syspath) == 0) {
-			return true;
+			return op->devices[i].syspath;
 		}
 	}
-	return false;
+	return NULL;
 }
 
 static void add_device(struct input_op *op, const char *syspath, const char *node) {
-	if (op->n_devices < MAX_DEVICES && !have_device(op, syspath)) {
+	if (op->n_devices < MAX_DEVICES && have_device(op, syspath) == NULL) {
 		op->devices[op->n_devices++] = (struct op_device){
 			.syspath = xstrdup(syspath),
 			.node = dup_or_null(node),
@@ -128,14 +133,25 @@ static void collect_other(struct udev_device *dev, void *data) {
 			: seat_id_name(id_seat) != NULL);
 	bool matches = c->seat != NULL && c->seat->n_devices > 0 &&
 		input_other_device_matches(dev, c->seat);
-	c->op->counts.others += matches && udev_device_get_devnode(dev) != NULL;
 	const char *node = udev_device_get_devnode(dev);
+	const char *syspath = udev_device_get_syspath(dev);
+	bool below = false;
+	for (size_t i = 0; i < c->n_matched && !matches && !below; i++) {
+		size_t len = strlen(c->matched[i]);
+		below = strncmp(syspath, c->matched[i], len) == 0 && syspath[len] == '/';
+	}
+	c->op->counts.others += (matches || below) && node != NULL;
 	if (c->seat == NULL && ours_now && node != NULL &&
 			removexattr(node, "system.posix_acl_access") != 0 && errno != ENODATA) {
 		log_warning("devices: cannot remove the ACL of %s: %s", node, strerror(errno));
 	}
-	if (ours_now || matches) {
-		add_device(c->op, udev_device_get_syspath(dev), node);
+	if (ours_now || matches || below) {
+		add_device(c->op, syspath, node);
+	}
+	/* Enumerated parents first: a match's children come after it. */
+	const char *kept = matches ? have_device(c->op, syspath) : NULL;
+	if (kept != NULL && c->n_matched < MAX_DEVICES) {
+		c->matched[c->n_matched++] = kept;
 	}
 }
 
