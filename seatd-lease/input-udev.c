@@ -268,13 +268,16 @@ static void collect_any(struct udev_device *dev, void *data) {
 	struct input_nodes *all = data;
 	const char *seat = seat_id_name(udev_device_get_property_value(dev, "ID_SEAT"));
 	const char *node = udev_device_get_devnode(dev);
+	const char *subsystem = udev_device_get_subsystem(dev);
 	if (seat == NULL || node == NULL) {
 		return;
 	}
 	all->seats = xrealloc(all->seats, (all->n + 1) * sizeof(*all->seats));
 	all->nodes = xrealloc(all->nodes, (all->n + 1) * sizeof(*all->nodes));
+	all->other = xrealloc(all->other, (all->n + 1) * sizeof(*all->other));
 	all->seats[all->n] = xstrdup(seat);
 	all->nodes[all->n] = xstrdup(node);
+	all->other[all->n] = subsystem == NULL || strcmp(subsystem, "input") != 0;
 	all->n++;
 }
 
@@ -283,19 +286,28 @@ void input_nodes_now(struct input_nodes *all) {
 	struct udev *udev = udev_new();
 	if (udev != NULL) {
 		input_each_event_device(udev, collect_any, all);
+		input_each_other_device(udev, collect_any, all);
 		udev_unref(udev);
 	}
 }
 
-char **input_nodes_of(const struct input_nodes *all, const char *seat) {
+static char **nodes_of(const struct input_nodes *all, const char *seat, bool other) {
 	char **nodes = xcalloc(all->n + 1, sizeof(*nodes));
 	size_t n = 0;
 	for (size_t i = 0; i < all->n; i++) {
-		if (strcmp(all->seats[i], seat) == 0) {
+		if (strcmp(all->seats[i], seat) == 0 && all->other[i] == other) {
 			nodes[n++] = xstrdup(all->nodes[i]);
 		}
 	}
 	return nodes;
+}
+
+char **input_nodes_of(const struct input_nodes *all, const char *seat) {
+	return nodes_of(all, seat, false);
+}
+
+char **input_device_nodes_of(const struct input_nodes *all, const char *seat) {
+	return nodes_of(all, seat, true);
 }
 
 void input_nodes_free(struct input_nodes *all) {
@@ -305,5 +317,48 @@ void input_nodes_free(struct input_nodes *all) {
 	}
 	free(all->seats);
 	free(all->nodes);
+	free(all->other);
 	*all = (struct input_nodes){0};
+}
+
+struct probe_other {
+	const struct seat_config *seat;
+	char **lines;
+	size_t n;
+	char *matched[64];
+	size_t n_matched;
+};
+
+static void probe_other_one(struct udev_device *dev, void *data) {
+	struct probe_other *p = data;
+	const char *syspath = udev_device_get_syspath(dev);
+	bool matches = input_other_device_matches(dev, p->seat);
+	bool below = false;
+	for (size_t i = 0; i < p->n_matched && !matches && !below; i++) {
+		size_t len = strlen(p->matched[i]);
+		below = strncmp(syspath, p->matched[i], len) == 0 && syspath[len] == '/';
+	}
+	if (matches && p->n_matched < 64) {
+		p->matched[p->n_matched++] = xstrdup(syspath);
+	}
+	const char *node = udev_device_get_devnode(dev);
+	if ((matches || below) && node != NULL) {
+		const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+		p->lines = xrealloc(p->lines, (p->n + 2) * sizeof(*p->lines));
+		p->lines[p->n++] = xasprintf("%s (ID_PATH %s)", node, id_path ? id_path : "none");
+		p->lines[p->n] = NULL;
+	}
+}
+
+char **input_probe_other(const struct seat_config *seat) {
+	struct probe_other p = {.seat = seat, .lines = xcalloc(1, sizeof(char *))};
+	struct udev *udev = seat->n_devices > 0 ? udev_new() : NULL;
+	if (udev != NULL) {
+		input_each_other_device(udev, probe_other_one, &p);
+		udev_unref(udev);
+	}
+	for (size_t i = 0; i < p.n_matched; i++) {
+		free(p.matched[i]);
+	}
+	return p.lines;
 }

@@ -318,8 +318,10 @@ bool runner_is_done(const struct runner *r) {
 }
 
 void runner_status(const struct runner *r, const struct input_nodes *all,
-		struct seat_status *s, char ***inputs) {
+		struct seat_status *s, char ***inputs, char ***devices) {
 	*inputs = input_nodes_of(all, runner_name(r));
+	*devices = input_device_nodes_of(all, runner_name(r));
 	status_of_seat(s, &r->seat, r->xserver.pid, r->session.pid, *inputs, poller_now_ms(),
 			time(NULL));
+	status_set_devices(s, *devices);
 }
