@@ -413,25 +413,11 @@ static void collect(struct input_op *op, const struct seat_config *seat, const c
 	}
 }
 
-/* A seat's whole rules file: its inputs, its other devices, and (with
- * logind) its connectors as the logind seat's masters. */
-static char *seat_rules_text(const struct seat_config *seat, const char *user, bool logind,
-		char *err, size_t errlen) {
-	char *inputs = input_rules_text(seat, user, err, errlen);
-	char *devices = inputs != NULL ? input_devices_rules_text(seat, err, errlen) : NULL;
-	char *master = logind ? logind_master_rules_text(seat) : xstrdup("");
-	char *text = devices != NULL ? xasprintf("%s%s%s", inputs, devices, master) : NULL;
-	free(inputs);
-	free(devices);
-	free(master);
-	return text;
-}
-
 struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
 		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
 		size_t errlen) {
 	bool logind = logind_seats_wanted();
-	char *text = seat_rules_text(seat, user, logind, err, errlen);
+	char *text = input_seat_rules_text(seat, user, logind, err, errlen);
 	if (text == NULL) {
 		return NULL;
 	}

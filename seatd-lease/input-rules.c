@@ -10,6 +10,7 @@
 
 #include "input-rules.h"
 #include "input.h"
+#include "logind-seat.h"
 #include "text.h"
 #include "values.h"
 #include "xalloc.h"
@@ -118,6 +119,18 @@ char *input_devices_rules_text(const struct seat_config *seat, char *err, size_t
 				"ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", TAG+=\"uaccess\"\n", match,
 				seat_id(seat->name, id));
 	}
+	return text;
+}
+
+char *input_seat_rules_text(const struct seat_config *seat, const char *user, bool logind,
+		char *err, size_t errlen) {
+	char *inputs = input_rules_text(seat, user, err, errlen);
+	char *devices = inputs != NULL ? input_devices_rules_text(seat, err, errlen) : NULL;
+	char *master = logind ? logind_master_rules_text(seat) : xstrdup("");
+	char *text = devices != NULL ? xasprintf("%s%s%s", inputs, devices, master) : NULL;
+	free(inputs);
+	free(devices);
+	free(master);
 	return text;
 }
 
