@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input-rules.h"
@@ -92,10 +93,20 @@ size_t logind_connectors(const struct seat_config *seat, char **paths, size_t ma
 	return n;
 }
 
-/* One KEY=value of a logind session file, into buf ("" if absent). */
+/* One KEY=value of a logind session file, into buf ("" if absent). Only
+ * a regular file is read (the directory has FIFOs too, N.ref). */
 static void session_value(const char *file, const char *key, char *buf, size_t len) {
 	buf[0] = '\0';
-	FILE *f = fopen(file, "re");
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	if (f == NULL && fd >= 0) {
+		close(fd);
+	}
 	char line[512];
 	size_t klen = strlen(key);
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
@@ -157,7 +168,8 @@ int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *d
 	int ended = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.') {
+		/* Sessions are NAME; NAME.ref is a FIFO of logind's. */
+		if (e->d_name[0] == '.' || strchr(e->d_name, '.') != NULL) {
 			continue;
 		}
 		char file[600], service[64], id_seat[128], uid[32], scope[128];

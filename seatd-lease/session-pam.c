@@ -111,7 +111,7 @@ static void __attribute__((noreturn)) fail(struct session_pam *s, const char *st
 	char why[400];
 	snprintf(why, sizeof(why), "PAM session %s for user %s on seat %s: %s: %s",
 			SESSION_PAM_SERVICE, s->user, s->seat, step,
-			s->pam != NULL ? pam_strerror(s->pam, ret) : strerror(ret));
+			strncmp(step, "pam_", 4) == 0 ? pam_strerror(s->pam, ret) : strerror(ret));
 	fprintf(stderr, "seatd-lease-session: %s\n", why);
 	spawn_helper_fail(SPAWN_HELPER_FD, why);
 	if (s->pam != NULL) {
@@ -155,6 +155,7 @@ static void open_session(struct session_pam *s) {
 	struct pam_conv conv = {conversation, NULL};
 	int ret = pam_start(SESSION_PAM_SERVICE, s->user, &conv, &s->pam);
 	if (ret != PAM_SUCCESS) {
+		/* Linux-PAM's pam_strerror does not look at the handle. */
 		s->pam = NULL;
 		fail(s, "pam_start", ret);
 	}
