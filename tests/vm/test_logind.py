@@ -61,6 +61,8 @@ def rig():
         with open(PAM_FILE, "rb") as f:
             r.write_file("/etc/pam.d/seatd-lease", f.read())
         r.run("systemctl start dbus.service systemd-logind.service", timeout=90)
+        # udisks mounts under /media/USER: the host's, read-only in the guest.
+        r.run("mountpoint -q /media || mount -t tmpfs -o mode=0755 tmpfs /media")
         r.add_log("/run/rig/*.log")
         yield r
 
