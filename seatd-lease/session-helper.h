@@ -4,12 +4,13 @@
 /*
  * What the daemon runs for a seat's session: the PAM helper
  * (session-pam.h) with the session's program after its own arguments, or,
- * where seatd-lease was built without PAM, the program itself.
+ * without logind or without PAM, the program itself.
  */
 
 /* `seatd-lease-session SEAT :N USER PROGRAM [ARG...]`, NULL-terminated
  * (strv_free), the helper found next to our executable (a build tree) or
- * in libexecdir; NULL when there is none (logged once). */
+ * in libexecdir; NULL where systemd is not init (no logind: the session
+ * runs as it always did) or there is no helper (logged once). */
 char **session_helper_argv(const char *seat, int display, const char *user,
 		char *const *session);
 
