@@ -89,8 +89,8 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 		}
 		char id[SEAT_ID_MAX];
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
-				"%s, ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", OWNER=\"%s\", MODE=\"0600\", "
-				"TAG-=\"uaccess\"\n", match, seat_id(seat->name, id), user);
+				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
+				"TAG-=\"uaccess\", TAG+=\"seat\"\n", match, seat_id(seat->name, id), user);
 	}
 	return text;
 }

@@ -70,9 +70,8 @@ static void every_match_kind_becomes_a_rule(void **state) {
 		"ENV{DEVNAME}==\"/dev/input/event7\"",
 		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
 	};
-	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", TAG+=\"seat\", OWNER=\"lab1\", "
-		"MODE=\"0600\", "
-		"TAG-=\"uaccess\"\n";
+	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", OWNER=\"lab1\", MODE=\"0600\", "
+		"TAG-=\"uaccess\", TAG+=\"seat\"\n";
 	for (size_t i = 0; i < 6; i++) {
 		char line[1024];
 		snprintf(line, sizeof(line), "SUBSYSTEM==\"input\", KERNEL==\"event*\", "
