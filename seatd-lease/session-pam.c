@@ -10,8 +10,9 @@
  * forks PROGRAM as USER (initgroups, setgid, setuid) with the environment
  * PAM adds, closes the error pipe once that child runs, forwards SIGTERM,
  * SIGINT and SIGHUP to it, and, when it has ended, ends whatever else is
- * left in the session's scope, closes the PAM session and ends as PROGRAM
- * ended.
+ * left in the session's scope, closes the PAM session, ends the user's
+ * manager if that was the user's last session (session-user.h) and ends as
+ * PROGRAM ended.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "session-pam.h"
+#include "session-user.h"
 #include "spawn.h"
 
 struct session_pam {
@@ -284,6 +286,7 @@ int main(int argc, char **argv) {
 		end_scope(after, SESSION_PAM_END_MS);
 	}
 	close_session(&s);
+	session_user_end_if_last(s.uid);
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		sigprocmask(SIG_UNBLOCK, &stop, NULL);
