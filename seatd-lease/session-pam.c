@@ -277,6 +277,10 @@ int main(int argc, char **argv) {
 	close(SPAWN_HELPER_FD);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	int status = wait_program(pid);
+	/* Nothing to pass on any more. What follows must not be cut short: a
+	 * stop signal (logind's, when it ends the user) would break off a
+	 * D-Bus call. It stays pending, and ends us as the program ended. */
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	/* pam_systemd moved us (and so the program) into the session's scope,
 	 * out of the seat's cgroup: what the session left there is ended here,
 	 * where the daemon's end of the seat does not reach. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "session-pam.h"
@@ -15,8 +16,9 @@
 #define LOGIN1 "org.freedesktop.login1"
 #define LINGER_DIR "/var/lib/systemd/linger"
 #define POLL_MS 20
-/* How long our closed session gets to read as closing in logind's files. */
-#define CLOSING_MS 1000
+/* How long our closed session gets to read as closing in logind's files
+ * (1.6 s seen under TCG). */
+#define CLOSING_MS 2000
 
 static void sleep_ms(int ms) {
 	usleep((useconds_t)ms * 1000);
@@ -43,6 +45,8 @@ static bool other_session(uid_t uid, const char *ours) {
 		int r = sd_session_get_service(sessions[i], &service);
 		bool mine = r >= 0 && strcmp(service, SESSION_PAM_SERVICE) == 0;
 		if (strcmp(sessions[i], ours) != 0 && r != -ENXIO && !(mine && closing(sessions[i]))) {
+			syslog(LOG_DEBUG, "user %u keeps its manager: it has session %s too", (unsigned)uid,
+					sessions[i]);
 			other = true;
 		}
 		free(service);
@@ -75,6 +79,9 @@ static bool terminate_user(uid_t uid) {
 		fprintf(stderr, "seatd-lease-session: cannot ask logind to end user %u, whose "
 				"last session this was: %s\n", (unsigned)uid,
 				error.message != NULL ? error.message : strerror(-r));
+	} else {
+		syslog(LOG_INFO, "its last session closed: asked logind to end user %u",
+				(unsigned)uid);
 	}
 	sd_bus_error_free(&error);
 	sd_bus_flush_close_unref(bus);

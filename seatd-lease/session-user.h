@@ -26,9 +26,10 @@
  * above when that was its last session. Returns whether logind was asked;
  * false when this is no logind session, when the user has another session
  * or lingers, and when logind could not be asked (why goes to stderr, the
- * session's log). Without libsystemd, always false. Waits at most about
- * 1 s for its session to read as closing, the D-Bus call, and
- * SESSION_USER_END_MS. */
+ * session's log). Without libsystemd, always false. Waits at most 2 s for
+ * its session to read as closing, the D-Bus call, and SESSION_USER_END_MS.
+ * The caller blocks its stop signals: ending the user stops the caller's
+ * own session scope. */
 bool session_user_end_if_last(uid_t uid);
 
 #endif

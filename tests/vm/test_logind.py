@@ -14,10 +14,9 @@ import time
 import pytest
 
 import rig as rigmod
-from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head, seat_map,
-                   setup_users)
+from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head,
+                   install_guest_debs, seat_map, setup_users)
 
-DEBS = os.path.join(rigmod.build_dir(), "vm", "debs")
 GUEST_PACKAGES = "udisks2 acl"
 PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
 RULES_DIR = "/run/udev/rules.d"
@@ -41,21 +40,10 @@ S2 = dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1],
           extra="devices = %s\n" % port_devices(2))
 
 
-def install_packages(r):
-    installed = r.run("dpkg-query -W -f='${Status}\\n' %s" % GUEST_PACKAGES, check=False)
-    if installed.stdout.count("install ok installed") == len(GUEST_PACKAGES.split()):
-        return
-    assert os.path.isdir(DEBS), "no %s: scripts/test downloads udisks2's .debs there" % DEBS
-    r.write_file("/usr/sbin/policy-rc.d", b"#!/bin/sh\nexit 101\n", mode=0o755)
-    r.run("rm -f /var/lib/man-db/auto-update")
-    r.run("DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
-          "--no-download -o Dir::Cache::archives=%s %s" % (DEBS, GUEST_PACKAGES), timeout=900)
-
-
 @pytest.fixture(scope="module")
 def rig():
     with rigmod.Rig("logind", heads=3, xorg=True, init="systemd", writable_usr=True) as r:
-        install_packages(r)
+        install_guest_debs(r, GUEST_PACKAGES, "udisks2")
         setup_users(r, ["lab1", "lab2"])
         r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
         with open(PAM_FILE, "rb") as f:
