@@ -16,24 +16,58 @@
 #define LOGIN1 "org.freedesktop.login1"
 #define LINGER_DIR "/var/lib/systemd/linger"
 #define POLL_MS 20
-/* How long our closed session gets to read as closing in logind's files
- * (1.6 s seen under TCG). */
-#define CLOSING_MS 2000
 
 static void sleep_ms(int ms) {
 	usleep((useconds_t)ms * 1000);
 }
 
-/* Whether logind says session is closing, or knows it no more. */
-static bool closing(const char *session) {
-	char *state = NULL;
-	int r = sd_session_get_state(session, &state);
-	bool done = r == -ENXIO || (r >= 0 && strcmp(state, "closing") == 0);
-	free(state);
-	return done;
+/* Whether pid runs our own executable (a session's opener). */
+static bool opener(int pid) {
+	char link[64], exe[4096], self[4096];
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+	ssize_t m = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || m <= 0) {
+		return false;
+	}
+	exe[n] = self[m] = '\0';
+	return strcmp(exe, self) == 0;
 }
 
-/* Whether uid has a session besides ours that is not a closing one of
+/* Whether uid's session is ending: logind says it is closing, or, as
+ * logind lags (1.6 s seen under TCG), it is open and nothing is left in
+ * its scope but its opener, whose program has ended (the opener ends the
+ * rest of the scope before it closes the session), or the scope is gone.
+ * Of two sessions of one user ending at once, the later to look sees the
+ * other ending. (One still opening has its opener alone too.) */
+static bool ending(uid_t uid, const char *session) {
+	char *state = NULL;
+	int r = sd_session_get_state(session, &state);
+	bool closing = r >= 0 && strcmp(state, "closing") == 0;
+	bool opening = r >= 0 && strcmp(state, "opening") == 0;
+	free(state);
+	if (closing || r == -ENXIO) {
+		return true;
+	}
+	if (opening) {
+		return false;
+	}
+	char path[256];
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/user.slice/user-%u.slice/session-%s.scope/"
+			"cgroup.procs", (unsigned)uid, session);
+	FILE *f = fopen(path, "re");
+	int pid;
+	bool ends = true;
+	while (f != NULL && ends && fscanf(f, "%d", &pid) == 1) {
+		ends = opener(pid);
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+	return ends;
+}
+
+/* Whether uid has a session besides ours that is not an ending one of
  * ours (another seat's, stopping at the same time). A session gone while
  * looked at is none. */
 static bool other_session(uid_t uid, const char *ours) {
@@ -44,7 +78,8 @@ static bool other_session(uid_t uid, const char *ours) {
 		char *service = NULL;
 		int r = sd_session_get_service(sessions[i], &service);
 		bool mine = r >= 0 && strcmp(service, SESSION_PAM_SERVICE) == 0;
-		if (strcmp(sessions[i], ours) != 0 && r != -ENXIO && !(mine && closing(sessions[i]))) {
+		if (strcmp(sessions[i], ours) != 0 && r != -ENXIO &&
+				!(mine && ending(uid, sessions[i]))) {
 			syslog(LOG_DEBUG, "user %u keeps its manager: it has session %s too", (unsigned)uid,
 					sessions[i]);
 			other = true;
@@ -108,11 +143,6 @@ bool session_user_end_if_last(uid_t uid) {
 	char *ours = NULL;
 	if (sd_pid_get_session(0, &ours) < 0) {
 		return false; /* not a logind session: nothing of logind's to end */
-	}
-	/* Ours closing first: of two sessions of one user closing at once,
-	 * the later to look sees the other closing. */
-	for (int waited = 0; waited < CLOSING_MS && !closing(ours); waited += POLL_MS) {
-		sleep_ms(POLL_MS);
 	}
 	bool last = !other_session(uid, ours) && !lingers(uid);
 	free(ours);
