@@ -145,10 +145,14 @@ def test_a_grab_freezes_neither_the_control_socket_nor_the_other_seats(rig):
         assert_head(rig, 2, SEAT_COLOURS[0])
         assert_head(rig, 3, SEAT_COLOURS[1], timeout=1)
         assert sup.xserver_pid("s2") == x2
-        # Said once for the whole grab, not once per seat or per retry.
+        # Said once for the whole grab, not once per seat or per retry: the
+        # first silence is the grab's, 5 s and more. (Under TCG the primary
+        # can be slow for another second once the grab ends: a silence of
+        # its own, said once too.)
         log = sup.log()
-        assert len(re.findall(r"X server :0 has not answered", log)) == 1, log
-        assert re.search(r"X server :0 answers again after \d+(\.\d+)? s", log), log
+        silences = re.findall(r"X server :0 has not answered", log)
+        answers = re.findall(r"X server :0 answers again after (\d+(?:\.\d+)?) s", log)
+        assert len(silences) == len(answers) >= 1 and float(answers[0]) >= 5, log
 
 
 def test_a_grab_at_start_and_a_restart_during_it(rig):
