@@ -67,8 +67,7 @@ def _state(guest):
 
 def _changes(guest, first):
     """Why guest cannot be handed on: [] when it can."""
-    if guest._proc is None or guest._proc.poll() is not None:
-        return ["the guest is not running"]
+    guest._check_alive()  # RigError if QEMU is gone
     why = []
     if guest._hotplugged or guest._usb:
         why.append("%d hot-added devices still plugged in" % len(guest._hotplugged + guest._usb))

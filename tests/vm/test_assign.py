@@ -86,15 +86,13 @@ class Assign:
         """press(), and again every `every` s, until assign says pattern: a
         key sent before assign has opened a device just plugged in is lost,
         and a user presses again."""
-        for _ in range(tries - 1):
+        for attempt in range(tries):
             press()
             try:
                 return self.wait_output(pattern, timeout=every)
             except AssertionError:
-                if not self.proc.running():
+                if attempt == tries - 1 or not self.proc.running():
                     raise
-        press()
-        self.wait_output(pattern, timeout=every)
 
     def wait(self, timeout=90):
         return self.proc.wait(timeout)
