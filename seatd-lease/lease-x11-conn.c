@@ -55,11 +55,12 @@ static bool may_free_output(const struct x11_lessor *l, const xcb_generic_event_
 	}
 }
 
-/* Never waits: libxcb reads what the socket has, and no more. */
-static bool drain(struct x11_lessor *l, xcb_connection_t *conn) {
+/* Never waits: libxcb reads what the socket has, and no more; with read
+ * false, only what it has read already. */
+static bool drain(struct x11_lessor *l, xcb_connection_t *conn, bool read) {
 	bool changed = false;
 	xcb_generic_event_t *ev;
-	while ((ev = xcb_poll_for_event(conn)) != NULL) {
+	while ((ev = read ? xcb_poll_for_event(conn) : xcb_poll_for_queued_event(conn)) != NULL) {
 		changed = may_free_output(l, ev) || changed;
 		free(ev);
 	}
@@ -198,24 +199,58 @@ enum lease_result x11_owed_reason(const struct x11_lessor *l, char *err, size_t 
 
 /* --- replies and events --- */
 
+/*
+ * The job to ask next in this pass, or none: the one whose awaited request is
+ * the latest. Asking for a reply that is not in makes libxcb read what the
+ * socket holds; replies come in request order, so what such a read brings
+ * cannot be for a job asked before it in the pass (those wait for later
+ * requests). Asked the other way round, a reply read while asking one job
+ * would sit in libxcb's queue for a job already asked, with the socket empty
+ * and nothing to wake the loop for it.
+ */
+static struct job *next_to_ask(struct x11_lessor *l, uint64_t pass) {
+	struct job *best = NULL;
+	unsigned best_seq = 0;
+	bool best_free = false;
+	for (struct job *j = l->jobs; j != NULL; j = j->next) {
+		unsigned seq = 0;
+		if (j->step == JOB_DONE || j->asked_in == pass) {
+			continue;
+		}
+		bool free_to_go = !x11_job_awaits(j, &seq);
+		if (best == NULL || (free_to_go && !best_free)
+				|| (!best_free && (int)(seq - best_seq) > 0)) {
+			best = j;
+			best_seq = seq;
+			best_free = free_to_go;
+		}
+	}
+	return best;
+}
+
 /* Everything the server has answered, taken as far as it goes. */
 static void pump(struct x11_lessor *l) {
 	if (l->conn == NULL) {
 		return;
 	}
+	/* Errors of requests without replies (a FreeLease of a lease that had
+	 * ended already) are of no interest, a broken connection is. What this
+	 * reads beyond them waits in libxcb's queue for the jobs. */
+	drain(l, l->conn, true);
 	bool heard = false, finished = false;
 	for (bool again = true; again && !xcb_connection_has_error(l->conn);) {
 		again = false;
-		for (struct job *j = l->jobs; j != NULL; j = j->next) {
-			if (j->step != JOB_DONE && x11_job_progress(l, j)) {
+		uint64_t pass = ++l->passes;
+		struct job *j;
+		while ((j = next_to_ask(l, pass)) != NULL) {
+			j->asked_in = pass;
+			if (x11_job_progress(l, j)) {
 				again = heard = true;
 				finished = finished || j->step == JOB_DONE;
 			}
 		}
 	}
-	/* Errors of requests without replies (a FreeLease of a lease that had
-	 * ended already) are of no interest, a broken connection is. */
-	drain(l, l->conn);
+	drain(l, l->conn, false);
 	if (!check_connections(l)) {
 		return;
 	}
@@ -242,7 +277,7 @@ static void conn_ready(int fd, uint32_t events, void *data) {
 
 static void events_readable(int fd, uint32_t events, void *data) {
 	struct x11_lessor *l = data;
-	bool changed = drain(l, l->events);
+	bool changed = drain(l, l->events, true);
 	if (check_connections(l) && changed) {
 		x11_outputs_changed(l, true);
 	}
@@ -362,7 +397,7 @@ static void dialed(int fd, uint32_t events, void *data) {
 	log_info("connected to X server %s", l->display);
 	/* What the setup read already (the fd will not tell), then every
 	 * waiting seat asks. */
-	drain(l, l->events);
+	drain(l, l->events, true);
 	x11_outputs_changed(l, true);
 }
 

@@ -332,6 +332,24 @@ static bool job_infos_progress(struct x11_lessor *l, struct job *j) {
 	return true;
 }
 
+bool x11_job_awaits(const struct job *j, unsigned *seq) {
+	switch (j->step) {
+	case JOB_RESOURCES:
+	case JOB_CREATE:
+		*seq = j->seq;
+		return true;
+	case JOB_INFOS:
+		if (j->infos_in == j->n_infos) {
+			return false; /* all in: it moves on without the server */
+		}
+		*seq = j->info_seqs[j->infos_in];
+		return true;
+	case JOB_DONE:
+		break;
+	}
+	return false;
+}
+
 bool x11_job_progress(struct x11_lessor *l, struct job *j) {
 	void *reply;
 	xcb_generic_error_t *e;

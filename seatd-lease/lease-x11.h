@@ -59,6 +59,7 @@ struct job {
 	uint64_t generation; /* the lessor's when the resources were asked for */
 	unsigned seq;
 	unsigned *info_seqs;
+	uint64_t asked_in; /* the lessor's last pass that asked it */
 	size_t n_infos, infos_in;
 	struct snapshot s;
 	struct lease_plan plan;
@@ -106,6 +107,7 @@ struct x11_lessor {
 	bool stalled;
 	struct poller_source *stall_timer;
 	struct job *jobs;
+	uint64_t passes; /* over the jobs, asking each for its reply (pump) */
 	/* Counts what may have made an output leasable (RandR changes, leases
 	 * ended or freed): a job's LEASE_WAIT stands until it changes. */
 	uint64_t generation;
@@ -152,6 +154,9 @@ struct job *x11_job_start(struct x11_lessor *l, const char *seat, char *const *n
 void x11_job_free(struct x11_lessor *l, struct job *j);
 /* Takes the job as far as the replies in allow; false when none was in. */
 bool x11_job_progress(struct x11_lessor *l, struct job *j);
+/* The request whose reply j looks for next; false when it looks for none
+ * (done, or able to move on without the server). */
+bool x11_job_awaits(const struct job *j, unsigned *seq);
 /* The backend's hooks on a job's snapshot. */
 void x11_list_outputs(const void *snapshot, char *buf, size_t len);
 void x11_output_name(const void *snapshot, uint32_t output, char *buf, size_t len);
