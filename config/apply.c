@@ -157,11 +157,11 @@ static void apply_outputs(struct interp_ctx *c, struct seat_config *seat,
 	seat->n_outputs = n;
 }
 
-static void apply_inputs(struct interp_ctx *c, struct seat_config *seat,
-		const struct ini_entry *e) {
+/* inputs = and devices =: a list of matches (match.h), each once. */
+static void apply_matches(struct interp_ctx *c, const struct ini_entry *e,
+		struct input_match **out, size_t *n_out) {
 	char **words;
 	size_t n;
-	seat->inputs_line = e->line;
 	if (!split_value(c, e, &words, &n)) {
 		return;
 	}
@@ -170,20 +170,21 @@ static void apply_inputs(struct interp_ctx *c, struct seat_config *seat,
 	for (size_t i = 0; i < n; i++) {
 		char err[512];
 		if (!input_match_parse(words[i], &matches[good], err, sizeof(err))) {
-			interp_error(c, e->line, "inputs: %s", err);
+			interp_error(c, e->line, "%s: %s", e->key, err);
 			continue;
 		}
 		matches[good].line = e->line;
 		for (size_t j = 0; j < good; j++) {
 			if (input_match_equal(&matches[j], &matches[good])) {
-				interp_error(c, e->line, "inputs: '%s' is listed twice; list it once", words[i]);
+				interp_error(c, e->line, "%s: '%s' is listed twice; list it once", e->key,
+						words[i]);
 			}
 		}
 		good++;
 	}
 	strv_free(words);
-	seat->inputs = matches;
-	seat->n_inputs = good;
+	*out = matches;
+	*n_out = good;
 }
 
 static void apply_user(struct interp_ctx *c, struct seat_config *seat, const struct ini_entry *e) {
@@ -243,7 +244,11 @@ void apply_seat(struct interp_ctx *c, struct seat_config *seat, const struct ini
 	if (strcmp(e->key, "outputs") == 0) {
 		apply_outputs(c, seat, e);
 	} else if (strcmp(e->key, "inputs") == 0) {
-		apply_inputs(c, seat, e);
+		seat->inputs_line = e->line;
+		apply_matches(c, e, &seat->inputs, &seat->n_inputs);
+	} else if (strcmp(e->key, "devices") == 0) {
+		seat->devices_line = e->line;
+		apply_matches(c, e, &seat->devices, &seat->n_devices);
 	} else if (strcmp(e->key, "user") == 0) {
 		apply_user(c, seat, e);
 	} else if (strcmp(e->key, "display") == 0) {

@@ -20,6 +20,7 @@ const struct key_info seatmap_keys[] = {
 	{"start_limit", POLICY},
 	{"outputs", IN_SEAT},
 	{"inputs", IN_SEAT},
+	{"devices", IN_SEAT},
 	{"user", PER_SEAT},
 	{"session", PER_SEAT},
 	{"xserver_args", PER_SEAT},

@@ -30,14 +30,20 @@ struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *nam
 	return NULL;
 }
 
+static struct input_match *matches_copy(const struct input_match *m, size_t n) {
+	struct input_match *copy = n > 0 ? xcalloc(n, sizeof(*copy)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = input_match_copy(&m[i]);
+	}
+	return copy;
+}
+
 struct seat_config seat_config_copy(const struct seat_config *seat) {
 	struct seat_config copy = *seat;
 	copy.name = xstrdup(seat->name);
 	copy.outputs = strv_copy(seat->outputs);
-	copy.inputs = seat->n_inputs > 0 ? xcalloc(seat->n_inputs, sizeof(*copy.inputs)) : NULL;
-	for (size_t i = 0; i < seat->n_inputs; i++) {
-		copy.inputs[i] = input_match_copy(&seat->inputs[i]);
-	}
+	copy.inputs = matches_copy(seat->inputs, seat->n_inputs);
+	copy.devices = matches_copy(seat->devices, seat->n_devices);
 	copy.user = seat->user != NULL ? xstrdup(seat->user) : NULL;
 	copy.session = strv_copy(seat->session);
 	copy.xserver_args = strv_copy(seat->xserver_args);
@@ -72,6 +78,10 @@ void seat_config_finish(struct seat_config *s) {
 		input_match_finish(&s->inputs[j]);
 	}
 	free(s->inputs);
+	for (size_t j = 0; j < s->n_devices; j++) {
+		input_match_finish(&s->devices[j]);
+	}
+	free(s->devices);
 	free(s->user);
 	strv_free(s->session);
 	strv_free(s->xserver_args);
@@ -121,7 +131,8 @@ static bool strv_equal(char *const *a, char *const *b) {
 
 bool seat_config_equal(const struct seat_config *a, const struct seat_config *b) {
 	if (!str_equal(a->name, b->name) || a->n_outputs != b->n_outputs ||
-			a->n_inputs != b->n_inputs || !str_equal(a->user, b->user) ||
+			a->n_inputs != b->n_inputs || a->n_devices != b->n_devices ||
+			!str_equal(a->user, b->user) ||
 			a->display != b->display || !strv_equal(a->session, b->session) ||
 			!strv_equal(a->xserver_args, b->xserver_args) ||
 			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
@@ -140,6 +151,11 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 	}
 	for (size_t i = 0; i < a->n_inputs; i++) {
 		if (!input_match_equal(&a->inputs[i], &b->inputs[i])) {
+			return false;
+		}
+	}
+	for (size_t i = 0; i < a->n_devices; i++) {
+		if (!input_match_equal(&a->devices[i], &b->devices[i])) {
 			return false;
 		}
 	}

@@ -56,6 +56,11 @@ struct seat_config {
 	struct input_match *inputs;
 	size_t n_inputs;
 
+	/* Other devices of the seat (sound cards, storage, webcams...): matched
+	 * as inputs are, given to the seat's active logind session. */
+	struct input_match *devices;
+	size_t n_devices;
+
 	char *user;
 	int display;        /* the N of :N, always set after load */
 	bool display_auto;  /* chosen by us, not written in the file */
@@ -71,7 +76,7 @@ struct seat_config {
 	struct seat_policy policy;
 
 	/* Where each setting was written (0: not in this seat's own section). */
-	int outputs_line, inputs_line, user_line, display_line, session_line;
+	int outputs_line, inputs_line, devices_line, user_line, display_line, session_line;
 	int xserver_args_line, xorg_conf_line;
 };
 

@@ -62,6 +62,26 @@ static void check_required(struct seatmap *map, struct diag_list *diags) {
 	}
 }
 
+/* A match of seat b's (list bm) that seat a's list am has too: a device
+ * belongs to one seat. */
+static void shared_matches(const struct seatmap *map, struct diag_list *diags,
+		const struct input_match *bm, size_t bn,
+		const struct seat_config *a, const struct input_match *am, size_t an,
+		const char *what, const char *key) {
+	for (size_t x = 0; x < bn; x++) {
+		for (size_t y = 0; y < an; y++) {
+			if (!input_match_equal(&bm[x], &am[y])) {
+				continue;
+			}
+			char *text = input_match_format(&bm[x]);
+			error(bm[x].line, "%s %s is already in seat %s's %s (line %d); a device "
+					"belongs to one seat", what, text, a->name, key, am[y].line);
+			free(text);
+			break;
+		}
+	}
+}
+
 static void check_shared(struct seatmap *map, struct diag_list *diags) {
 	for (size_t j = 0; j < map->n_seats; j++) {
 		struct seat_config *b = &map->seats[j];
@@ -78,19 +98,15 @@ static void check_shared(struct seatmap *map, struct diag_list *diags) {
 					}
 				}
 			}
-			for (size_t x = 0; x < b->n_inputs; x++) {
-				for (size_t y = 0; y < a->n_inputs; y++) {
-					if (!input_match_equal(&b->inputs[x], &a->inputs[y])) {
-						continue;
-					}
-					char *text = input_match_format(&b->inputs[x]);
-					error(b->inputs[x].line, "input %s is already in seat %s's "
-							"inputs (line %d); a device belongs to one seat",
-							text, a->name, a->inputs[y].line);
-					free(text);
-					break;
-				}
-			}
+			/* inputs and devices alike: a port's devices are one seat's. */
+			shared_matches(map, diags, b->inputs, b->n_inputs, a, a->inputs, a->n_inputs,
+					"input", "inputs");
+			shared_matches(map, diags, b->inputs, b->n_inputs, a, a->devices, a->n_devices,
+					"input", "devices");
+			shared_matches(map, diags, b->devices, b->n_devices, a, a->devices,
+					a->n_devices, "device", "devices");
+			shared_matches(map, diags, b->devices, b->n_devices, a, a->inputs, a->n_inputs,
+					"device", "inputs");
 		}
 	}
 }

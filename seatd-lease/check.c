@@ -15,6 +15,9 @@ static void print_seat(const struct seat_config *s) {
 	printf(", display :%d%s, user %s, %zu input match%s", s->display,
 			s->display_auto ? " (auto)" : "", s->user, s->n_inputs,
 			s->n_inputs == 1 ? "" : "es");
+	if (s->n_devices > 0) {
+		printf(", %zu device match%s", s->n_devices, s->n_devices == 1 ? "" : "es");
+	}
 	if (s->session != NULL) {
 		printf(", session %s", s->session[0]);
 	}

@@ -11,6 +11,7 @@
 #include "pids.h"
 #include "runner.h"
 #include "runtime.h"
+#include "session-helper.h"
 #include "values.h"
 #include "trusted.h"
 #include "xauth.h"
@@ -162,9 +163,12 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 	const struct seat_config *c = r->seat.config;
 	char **envp = seat_environ(&r->user, &r->paths, c->display);
 	int out = runtime_open_log(r->paths.dir, SEAT_SESSION_LOG, r->user.uid, r->user.gid);
-	char *const *argv = c->session;
+	/* Opened through PAM by a helper of ours, where there is one. */
+	char **helper = session_helper_argv(c->name, c->display, r->user.name, c->session);
+	char *const *argv = helper != NULL ? helper : c->session;
 	struct spawn_request req = {
 		.argv = argv,
+		.helper = helper != NULL,
 		.envp = envp,
 		.user = &r->user,
 		.lease_fd = -1,
@@ -175,6 +179,7 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 	int pidfd, error_fd;
 	char why[512];
 	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
+	strv_free(helper);
 	strv_free(envp);
 	if (out >= 0) {
 		close(out);

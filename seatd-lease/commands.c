@@ -15,7 +15,8 @@
 static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	struct seat_status *seats = calloc(fleet->n_runners + 1, sizeof(*seats));
 	char ***inputs = calloc(fleet->n_runners + 1, sizeof(*inputs));
-	if (seats == NULL || inputs == NULL) {
+	char ***devices = calloc(fleet->n_runners + 1, sizeof(*devices));
+	if (seats == NULL || inputs == NULL || devices == NULL) {
 		abort();
 	}
 	struct input_nodes all;
@@ -23,7 +24,7 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	size_t n = 0;
 	for (size_t i = 0; i < fleet->n_runners; i++) {
 		if (!fleet->runners[i]->retiring) {
-			runner_status(fleet->runners[i], &all, &seats[n], &inputs[n]);
+			runner_status(fleet->runners[i], &all, &seats[n], &inputs[n], &devices[n]);
 			n++;
 		}
 	}
@@ -33,8 +34,10 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	free(text);
 	for (size_t i = 0; i < n; i++) {
 		strv_free(inputs[i]);
+		strv_free(devices[i]);
 	}
 	free(inputs);
+	free(devices);
 	free(seats);
 	return CONTROL_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "input-reload.h"
@@ -12,6 +13,7 @@
 #include "input-udev.h"
 #include "input.h"
 #include "log.h"
+#include "logind-seat.h"
 #include "values.h"
 #include "xalloc.h"
 
@@ -41,6 +43,10 @@ struct input_op {
 	bool triggered;              /* the devices have been told */
 	struct op_device devices[MAX_DEVICES];
 	size_t n_devices;
+	/* The first n_first devices (a seat's connectors: logind's master
+	 * devices of the seat) are told first, the others once udev has
+	 * answered for those; sent: how many have been told so far. */
+	size_t n_first, sent;
 	int pending; /* devices udev has not answered for */
 	/* A release's nodes, handed back to seat0: udev sets no owner once our
 	 * rule is gone. */
@@ -57,6 +63,10 @@ struct collect {
 	struct input_op *op;
 	const struct seat_config *seat; /* assign: the devices it matches */
 	char want[SEAT_ID_MAX];                /* ID_SEAT=seat-NAME; "": any seat of ours */
+	/* assign: the devices its devices = match; those below them (a sound
+	 * card's nodes) take their seat by udev's rules, and are told too. */
+	const char *matched[MAX_DEVICES];
+	size_t n_matched;
 };
 
 static void count(struct input_counts *counts, struct udev_device *dev) {
@@ -93,6 +103,58 @@ static void collect_one(struct udev_device *dev, void *data) {
 	}
 }
 
+/* The op's own copy of syspath, NULL if it has not collected it. */
+static const char *have_device(const struct input_op *op, const char *syspath) {
+	for (size_t i = 0; i < op->n_devices; i++) {
+		if (strcmp(op->devices[i].syspath, syspath) == 0) {
+			return op->devices[i].syspath;
+		}
+	}
+	return NULL;
+}
+
+static void add_device(struct input_op *op, const char *syspath, const char *node) {
+	if (op->n_devices < MAX_DEVICES && have_device(op, syspath) == NULL) {
+		op->devices[op->n_devices++] = (struct op_device){
+			.syspath = xstrdup(syspath),
+			.node = dup_or_null(node),
+		};
+	}
+}
+
+/* A device of devices =, or one udev has on a seat of ours (a connector
+ * too). On release, the ACL that logind gave its node goes first: once
+ * the device is seat0's, no rule of ours clears it (udev's uaccess then
+ * gives seat0's active user one, where the device has the tag). */
+static void collect_other(struct udev_device *dev, void *data) {
+	struct collect *c = data;
+	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
+	bool ours_now = id_seat != NULL && (c->want[0] != '\0' ? strcmp(id_seat, c->want) == 0
+			: seat_id_name(id_seat) != NULL);
+	bool matches = c->seat != NULL && c->seat->n_devices > 0 &&
+		input_other_device_matches(dev, c->seat);
+	const char *node = udev_device_get_devnode(dev);
+	const char *syspath = udev_device_get_syspath(dev);
+	bool below = false;
+	for (size_t i = 0; i < c->n_matched && !matches && !below; i++) {
+		size_t len = strlen(c->matched[i]);
+		below = strncmp(syspath, c->matched[i], len) == 0 && syspath[len] == '/';
+	}
+	c->op->counts.others += (matches || below) && node != NULL;
+	if (c->seat == NULL && ours_now && node != NULL &&
+			removexattr(node, "system.posix_acl_access") != 0 && errno != ENODATA) {
+		log_warning("devices: cannot remove the ACL of %s: %s", node, strerror(errno));
+	}
+	if (ours_now || matches || below) {
+		add_device(c->op, syspath, node);
+	}
+	/* Enumerated parents first: a match's children come after it. */
+	const char *kept = matches ? have_device(c->op, syspath) : NULL;
+	if (kept != NULL && c->n_matched < MAX_DEVICES) {
+		c->matched[c->n_matched++] = kept;
+	}
+}
+
 /* Reads what udev says on the monitor; returns how many devices it has
  * answered for. A device unplugged after the trigger answers with remove. */
 static int take_answers(struct input_op *op) {
@@ -115,9 +177,9 @@ static int take_answers(struct input_op *op) {
 }
 
 static struct udev_monitor *answers_monitor(struct udev *udev) {
+	/* Every subsystem: a seat's devices are not all input devices. */
 	struct udev_monitor *mon = udev_monitor_new_from_netlink(udev, "udev");
 	if (mon != NULL) {
-		udev_monitor_filter_add_match_subsystem_devtype(mon, "input", NULL);
 		if (udev_monitor_enable_receiving(mon) != 0) {
 			udev_monitor_unref(mon);
 			mon = NULL;
@@ -178,11 +240,37 @@ static void op_done(struct input_op *op) {
 	fn(data, &counts);
 }
 
+/* Tells the devices of the next phase to change (the first n_first, or
+ * the rest), and waits for those told; the ones gone by now answer
+ * nothing. */
+static void send_phase(struct input_op *op) {
+	size_t end = op->sent < op->n_first ? op->n_first : op->n_devices;
+	op->pending = 0;
+	for (size_t i = op->sent; i < end; i++) {
+		struct op_device *d = &op->devices[i];
+		const char *what = d->node != NULL ? d->node : d->syspath;
+		int ret = input_send_change(d->syspath);
+		if (ret == -ENOENT || ret == -ENODEV) {
+			log_notice("inputs: %s went away before udev could re-read it; skipping it",
+					what);
+		} else if (ret < 0) {
+			log_warning("inputs: cannot ask udev to re-read %s: %s", what, strerror(-ret));
+		}
+		d->waiting = ret == 0;
+		op->pending += ret == 0;
+	}
+	op->sent = end;
+}
+
 static void answered(int fd, uint32_t events, void *data) {
 	struct input_op *op = data;
 	(void)fd;
 	(void)events;
 	op->pending -= take_answers(op);
+	while (op->pending <= 0 && op->sent < op->n_devices) {
+		send_phase(op);
+		poller_timer_arm(op->timer, (uint64_t)op->timeout_ms);
+	}
 	if (op->pending <= 0) {
 		op->pending = 0;
 		op_done(op);
@@ -204,38 +292,23 @@ static void done_next_turn(struct input_op *op) {
 	}
 }
 
-/* Tells every device to change (after the monitor listens: no answer is
- * missed) and keeps those told; the ones gone by now answer nothing. */
+/* Tells the devices to change, phase by phase (after the monitor listens:
+ * no answer is missed). */
 static void send_triggers(struct input_op *op) {
 	op->triggered = true;
 	op->mon = op->udev != NULL ? answers_monitor(op->udev) : NULL;
-	size_t kept = 0;
-	for (size_t i = 0; i < op->n_devices; i++) {
-		struct op_device *d = &op->devices[i];
-		const char *what = d->node != NULL ? d->node : d->syspath;
-		int ret = input_send_change(d->syspath);
-		if (ret == -ENOENT || ret == -ENODEV) {
-			log_notice("inputs: %s went away before udev could re-read it; skipping it",
-					what);
-		} else if (ret < 0) {
-			log_warning("inputs: cannot ask udev to re-read %s: %s", what, strerror(-ret));
-		}
-		if (ret < 0) {
-			free(d->syspath);
-			free(d->node);
-			continue;
-		}
-		d->waiting = true;
-		op->devices[kept++] = *d;
-	}
-	op->n_devices = kept;
-	op->pending = (int)kept;
-	if (op->mon != NULL && kept > 0) {
+	do {
+		send_phase(op);
+	} while (op->sent < op->n_devices && (op->pending == 0 || op->mon == NULL));
+	if (op->mon != NULL && op->pending > 0) {
 		op->answers = poller_add_fd(op->poller, udev_monitor_get_fd(op->mon), EPOLLIN,
 				answered, op);
 	}
 	if (op->answers == NULL) {
 		/* Nothing to wait for: done on the next turn of the loop. */
+		while (op->sent < op->n_devices) {
+			send_phase(op);
+		}
 		op->pending = 0;
 		poller_timer_arm(op->timer, 0);
 		done_next_turn(op);
@@ -265,6 +338,18 @@ static void timed_out(void *data) {
 		input_reload_cancel(op->reload);
 		op->reload = NULL;
 		send_triggers(op);
+		return;
+	}
+	if (op->sent < op->n_devices) {
+		log_warning("inputs: udev did not answer for a seat's connectors within %d ms; "
+				"telling its other devices all the same", op->timeout_ms);
+		for (size_t i = 0; i < op->sent; i++) {
+			op->devices[i].waiting = false;
+		}
+		do {
+			send_phase(op);
+		} while (op->pending == 0 && op->sent < op->n_devices);
+		poller_timer_arm(op->timer, (uint64_t)op->timeout_ms);
 		return;
 	}
 	op_done(op);
@@ -307,20 +392,32 @@ static struct input_op *op_new(void) {
 	return op;
 }
 
-static void collect(struct input_op *op, const struct seat_config *seat, const char *seat_name) {
+static void collect(struct input_op *op, const struct seat_config *seat, const char *seat_name,
+		bool logind) {
 	struct collect c = {.op = op, .seat = seat};
 	if (seat_name != NULL) {
 		seat_id(seat_name, c.want);
 	}
+	if (seat != NULL && logind) {
+		char *connectors[16];
+		size_t n = logind_connectors(seat, connectors, 16);
+		for (size_t i = 0; i < n; i++) {
+			add_device(op, connectors[i], NULL);
+			free(connectors[i]);
+		}
+		op->n_first = op->n_devices;
+	}
 	if (op->udev != NULL) {
 		input_each_event_device(op->udev, collect_one, &c);
+		input_each_other_device(op->udev, collect_other, &c);
 	}
 }
 
 struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
 		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
 		size_t errlen) {
-	char *text = input_rules_text(seat, user, err, errlen);
+	bool logind = logind_seats_wanted();
+	char *text = input_seat_rules_text(seat, user, logind, err, errlen);
 	if (text == NULL) {
 		return NULL;
 	}
@@ -330,7 +427,7 @@ struct input_op *input_assign_start(struct poller *poller, const struct seat_con
 		return NULL;
 	}
 	struct input_op *op = op_new();
-	collect(op, seat, seat->name);
+	collect(op, seat, seat->name, logind);
 	op = op_run(poller, op, timeout_ms, fn, data);
 	if (op == NULL) {
 		char path[4096];
@@ -346,7 +443,7 @@ struct input_op *input_clean_start(struct poller *poller, const char *seat, int 
 	*removed = input_rules_remove(INPUT_RULES_DIR, seat);
 	struct input_op *op = op_new();
 	if (*removed > 0) {
-		collect(op, NULL, seat);
+		collect(op, NULL, seat, false);
 		return op_run(poller, op, timeout_ms, fn, data);
 	}
 	/* Nothing to undo: done on the loop's next turn. */

@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "input-rules.h"
-#include "xalloc.h"
 #include "input.h"
+#include "logind-seat.h"
 #include "text.h"
 #include "values.h"
+#include "xalloc.h"
 
 void input_rules_path(const char *seat, char *buf, size_t len) {
 	snprintf(buf, len, "%s/%s%s.rules", INPUT_RULES_DIR, INPUT_RULES_PREFIX, seat);
@@ -26,9 +27,10 @@ static size_t pattern_len(const struct input_match *m) {
 	return m->pattern != NULL ? strlen(m->pattern) : 0;
 }
 
-/* One udev match for one of our match kinds. */
-static bool rule_match(const struct input_match *m, char *buf, size_t len, char *err,
-		size_t errlen) {
+/* One udev match for one of our match kinds: of an input event device
+ * (inputs =), or of any other device (devices =, other: true). */
+static bool rule_match(const struct input_match *m, bool other, char *buf, size_t len,
+		char *err, size_t errlen) {
 	if (!input_match_check(m, err, errlen)) {
 		return false;
 	}
@@ -40,8 +42,9 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 		break;
 	case MATCH_NAME:
 		/* The input device's name (inputN): not that of any other parent
-		 * (an i2c device's, say). */
-		snprintf(buf, len, "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
+		 * (an i2c device's, say). Another device's: its USB product's. */
+		snprintf(buf, len, other ? "ATTRS{product}==\"%s\""
+				: "SUBSYSTEMS==\"input\", ATTRS{name}==\"%s\"", m->pattern);
 		break;
 	case MATCH_USB:
 		/* Both on the same parent: udev's ATTRS keys match one device. */
@@ -56,7 +59,8 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 	case MATCH_NODE:
 		/* DEVNAME is a property, not a key of udev's own (DEVNAME== makes
 		 * udev drop the whole rule). */
-		if (strncmp(m->pattern, "/dev/input/event", 16) == 0) {
+		if (strncmp(m->pattern, other ? "/dev/" : "/dev/input/event",
+				other ? 5 : 16) == 0 && !(other && strstr(m->pattern, "/by-"))) {
 			snprintf(buf, len, "ENV{DEVNAME}==\"%s\"", m->pattern);
 		} else {
 			snprintf(buf, len, "SYMLINK==\"%s\"", m->pattern +
@@ -65,6 +69,31 @@ static bool rule_match(const struct input_match *m, char *buf, size_t len, char 
 		break;
 	}
 	return true;
+}
+
+/* rule_match() into a buffer of its own (free()), sized for the match's
+ * pattern; NULL with err set on an invalid match. */
+static char *rule_match_new(const struct input_match *m, bool other, char *err,
+		size_t errlen) {
+	size_t len = RULE_FIXED + 2 * pattern_len(m);
+	char *buf = xcalloc(1, len);
+	if (!rule_match(m, other, buf, len, err, errlen)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Room for a text of a header and one rule per match: sized for the longest
+ * rule each match can make (a pattern goes in at most twice), so that
+ * nothing is ever cut short: a cut rule loses its closing quote, and udevd
+ * drops it or reads the rest of the line into the value. */
+static size_t rules_cap(const struct input_match *matches, size_t n) {
+	size_t cap = 512;
+	for (size_t i = 0; i < n; i++) {
+		cap += RULE_FIXED + 2 * pattern_len(&matches[i]);
+	}
+	return cap;
 }
 
 char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
@@ -78,37 +107,62 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
 		return NULL;
 	}
-	/* Sized for the longest rule each match can make (a pattern goes in
-	 * at most twice), so that nothing is ever cut short: a cut rule
-	 * loses its closing quote, and udevd drops it or reads the rest of the
-	 * line into the value. */
-	size_t cap = 512;
-	for (size_t i = 0; i < seat->n_inputs; i++) {
-		cap += RULE_FIXED + 2 * pattern_len(&seat->inputs[i]);
-	}
-	char *text = calloc(1, cap);
-	if (text == NULL) {
-		abort();
-	}
+	size_t cap = rules_cap(seat->inputs, seat->n_inputs);
+	char *text = xcalloc(1, cap);
 	text_append(text, cap, "# seatd-lease: the input devices of seat %s. Written at the "
 			"seat's start,\n# removed at its end; do not edit.\n", seat->name);
 	for (size_t i = 0; i < seat->n_inputs; i++) {
-		size_t mlen = RULE_FIXED + 2 * pattern_len(&seat->inputs[i]);
-		char *match = malloc(mlen);
+		char *match = rule_match_new(&seat->inputs[i], false, err, errlen);
 		if (match == NULL) {
-			abort();
-		}
-		if (!rule_match(&seat->inputs[i], match, mlen, err, errlen)) {
-			free(match);
 			free(text);
 			return NULL;
 		}
 		char id[SEAT_ID_MAX];
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
 				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
-				"TAG-=\"uaccess\"\n", match, seat_id(seat->name, id), user);
+				"TAG-=\"uaccess\", TAG+=\"seat\"\n", match, seat_id(seat->name, id), user);
 		free(match);
 	}
+	return text;
+}
+
+char *input_devices_rules_text(const struct seat_config *seat, char *err, size_t errlen) {
+	if (!seat_name_valid(seat->name)) {
+		snprintf(err, errlen, "'%s' is not a seat name", seat->name);
+		return NULL;
+	}
+	size_t cap = rules_cap(seat->devices, seat->n_devices);
+	char *text = xcalloc(1, cap);
+	if (seat->n_devices > 0) {
+		text_append(text, cap, "# The seat's other devices: logind gives its active "
+				"session's user an ACL on them.\n");
+	}
+	for (size_t i = 0; i < seat->n_devices; i++) {
+		char *match = rule_match_new(&seat->devices[i], true, err, errlen);
+		if (match == NULL) {
+			free(text);
+			return NULL;
+		}
+		char id[SEAT_ID_MAX];
+		/* Event devices are the inputs' (owned by the seat's user, for its
+		 * X server); the rest is the seat's through logind's uaccess. */
+		text_append(text, cap, "SUBSYSTEM!=\"input\", ACTION!=\"remove\", %s, "
+				"ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", TAG+=\"uaccess\"\n", match,
+				seat_id(seat->name, id));
+		free(match);
+	}
+	return text;
+}
+
+char *input_seat_rules_text(const struct seat_config *seat, const char *user, bool logind,
+		char *err, size_t errlen) {
+	char *inputs = input_rules_text(seat, user, err, errlen);
+	char *devices = inputs != NULL ? input_devices_rules_text(seat, err, errlen) : NULL;
+	char *master = logind ? logind_master_rules_text(seat) : xstrdup("");
+	char *text = devices != NULL ? xasprintf("%s%s%s", inputs, devices, master) : NULL;
+	free(inputs);
+	free(devices);
+	free(master);
 	return text;
 }
 

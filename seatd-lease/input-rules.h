@@ -1,12 +1,21 @@
 #ifndef SEATD_LEASE_INPUT_RULES_H
 #define SEATD_LEASE_INPUT_RULES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "seatmap.h"
 
 /*
  * Our rules files in INPUT_RULES_DIR (see input.h), one per seat: plain
  * file operations, which never wait for udev.
  */
+
+/* A seat's whole rules file: its inputs (for user), its other devices,
+ * and, with logind, its connectors as its logind seat's masters (see
+ * logind-seat.h). NULL and err if a match cannot be a rule. */
+char *input_seat_rules_text(const struct seat_config *seat, const char *user, bool logind,
+		char *err, size_t errlen);
 
 /* INPUT_RULES_DIR/INPUT_RULES_PREFIX<seat>.rules */
 void input_rules_path(const char *seat, char *buf, size_t len);

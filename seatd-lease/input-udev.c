@@ -19,14 +19,9 @@ const char *input_device_name(struct udev_device *dev) {
 	return input ? udev_device_get_sysattr_value(input, "name") : NULL;
 }
 
-void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
-		void *data) {
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	if (en == NULL) {
-		abort();
-	}
-	udev_enumerate_add_match_subsystem(en, "input");
-	udev_enumerate_add_match_sysname(en, "event*");
+/* Calls fn for every device en finds, then frees en. */
+static void each_device(struct udev *udev, struct udev_enumerate *en,
+		void (*fn)(struct udev_device *dev, void *data), void *data) {
 	udev_enumerate_scan_devices(en);
 	struct udev_list_entry *e;
 	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
@@ -38,6 +33,17 @@ void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *d
 		}
 	}
 	udev_enumerate_unref(en);
+}
+
+void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_match_subsystem(en, "input");
+	udev_enumerate_add_match_sysname(en, "event*");
+	each_device(udev, en, fn, data);
 }
 
 /* The ids of every USB device dev is attached through, nearest first. */
@@ -56,7 +62,22 @@ static size_t usb_ids(struct udev_device *dev, struct input_usb_id *ids, size_t 
 	return n;
 }
 
-bool input_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+/* The product name of the USB device dev is, or is attached through. */
+static const char *usb_product(struct udev_device *dev) {
+	const char *product = udev_device_get_sysattr_value(dev, "product");
+	struct udev_device *usb = dev;
+	while (product == NULL && (usb = udev_device_get_parent_with_subsystem_devtype(usb,
+			"usb", "usb_device")) != NULL) {
+		product = udev_device_get_sysattr_value(usb, "product");
+	}
+	return product;
+}
+
+/* Whether one of matches (n of them) matches dev: an input event device,
+ * or another device (other: a name: is its USB product's, as the rule's
+ * ATTRS{product} sees it). */
+static bool device_matches(struct udev_device *dev, const struct input_match *matches,
+		size_t n_matches, bool other) {
 	/* USB has at most five hubs between a device and its root hub. */
 	struct input_usb_id ids[8];
 	const char *links[16];
@@ -71,18 +92,36 @@ bool input_device_matches(struct udev_device *dev, const struct seat_config *sea
 	struct input_device d = {
 		.id_path = udev_device_get_property_value(dev, "ID_PATH"),
 		.syspath = udev_device_get_syspath(dev),
-		.name = input_device_name(dev),
+		.name = other ? usb_product(dev) : input_device_name(dev),
 		.usb_ids = ids,
 		.n_usb_ids = usb_ids(dev, ids, sizeof(ids) / sizeof(ids[0])),
 		.devnode = udev_device_get_devnode(dev),
 		.devlinks = links,
 	};
-	for (size_t i = 0; i < seat->n_inputs; i++) {
-		if (input_match_test(&seat->inputs[i], &d)) {
+	for (size_t i = 0; i < n_matches; i++) {
+		if (input_match_test(&matches[i], &d)) {
 			return true;
 		}
 	}
 	return false;
+}
+
+bool input_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+	return device_matches(dev, seat->inputs, seat->n_inputs, false);
+}
+
+bool input_other_device_matches(struct udev_device *dev, const struct seat_config *seat) {
+	return device_matches(dev, seat->devices, seat->n_devices, true);
+}
+
+void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_nomatch_subsystem(en, "input");
+	each_device(udev, en, fn, data);
 }
 
 int input_send_change(const char *syspath) {
@@ -229,13 +268,16 @@ static void collect_any(struct udev_device *dev, void *data) {
 	struct input_nodes *all = data;
 	const char *seat = seat_id_name(udev_device_get_property_value(dev, "ID_SEAT"));
 	const char *node = udev_device_get_devnode(dev);
+	const char *subsystem = udev_device_get_subsystem(dev);
 	if (seat == NULL || node == NULL) {
 		return;
 	}
 	all->seats = xrealloc(all->seats, (all->n + 1) * sizeof(*all->seats));
 	all->nodes = xrealloc(all->nodes, (all->n + 1) * sizeof(*all->nodes));
+	all->other = xrealloc(all->other, (all->n + 1) * sizeof(*all->other));
 	all->seats[all->n] = xstrdup(seat);
 	all->nodes[all->n] = xstrdup(node);
+	all->other[all->n] = subsystem == NULL || strcmp(subsystem, "input") != 0;
 	all->n++;
 }
 
@@ -244,19 +286,28 @@ void input_nodes_now(struct input_nodes *all) {
 	struct udev *udev = udev_new();
 	if (udev != NULL) {
 		input_each_event_device(udev, collect_any, all);
+		input_each_other_device(udev, collect_any, all);
 		udev_unref(udev);
 	}
 }
 
-char **input_nodes_of(const struct input_nodes *all, const char *seat) {
+static char **nodes_of(const struct input_nodes *all, const char *seat, bool other) {
 	char **nodes = xcalloc(all->n + 1, sizeof(*nodes));
 	size_t n = 0;
 	for (size_t i = 0; i < all->n; i++) {
-		if (strcmp(all->seats[i], seat) == 0) {
+		if (strcmp(all->seats[i], seat) == 0 && all->other[i] == other) {
 			nodes[n++] = xstrdup(all->nodes[i]);
 		}
 	}
 	return nodes;
+}
+
+char **input_nodes_of(const struct input_nodes *all, const char *seat) {
+	return nodes_of(all, seat, false);
+}
+
+char **input_device_nodes_of(const struct input_nodes *all, const char *seat) {
+	return nodes_of(all, seat, true);
 }
 
 void input_nodes_free(struct input_nodes *all) {
@@ -266,5 +317,48 @@ void input_nodes_free(struct input_nodes *all) {
 	}
 	free(all->seats);
 	free(all->nodes);
+	free(all->other);
 	*all = (struct input_nodes){0};
+}
+
+struct probe_other {
+	const struct seat_config *seat;
+	char **lines;
+	size_t n;
+	char *matched[64];
+	size_t n_matched;
+};
+
+static void probe_other_one(struct udev_device *dev, void *data) {
+	struct probe_other *p = data;
+	const char *syspath = udev_device_get_syspath(dev);
+	bool matches = input_other_device_matches(dev, p->seat);
+	bool below = false;
+	for (size_t i = 0; i < p->n_matched && !matches && !below; i++) {
+		size_t len = strlen(p->matched[i]);
+		below = strncmp(syspath, p->matched[i], len) == 0 && syspath[len] == '/';
+	}
+	if (matches && p->n_matched < 64) {
+		p->matched[p->n_matched++] = xstrdup(syspath);
+	}
+	const char *node = udev_device_get_devnode(dev);
+	if ((matches || below) && node != NULL) {
+		const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
+		p->lines = xrealloc(p->lines, (p->n + 2) * sizeof(*p->lines));
+		p->lines[p->n++] = xasprintf("%s (ID_PATH %s)", node, id_path ? id_path : "none");
+		p->lines[p->n] = NULL;
+	}
+}
+
+char **input_probe_other(const struct seat_config *seat) {
+	struct probe_other p = {.seat = seat, .lines = xcalloc(1, sizeof(char *))};
+	struct udev *udev = seat->n_devices > 0 ? udev_new() : NULL;
+	if (udev != NULL) {
+		input_each_other_device(udev, probe_other_one, &p);
+		udev_unref(udev);
+	}
+	for (size_t i = 0; i < p.n_matched; i++) {
+		free(p.matched[i]);
+	}
+	return p.lines;
 }

@@ -24,4 +24,13 @@ void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *d
  * sees it. */
 bool input_device_matches(struct udev_device *dev, const struct seat_config *seat);
 
+/* Whether one of seat's devices = matches dev, a device of any subsystem
+ * but input; a name: is that of the USB device it is attached through. */
+bool input_other_device_matches(struct udev_device *dev, const struct seat_config *seat);
+
+/* Calls fn for every device udev knows now that is not an input device
+ * (devices =), parents before their children. */
+void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data);
+
 #endif

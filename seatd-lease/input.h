@@ -28,9 +28,16 @@
 char *input_rules_text(const struct seat_config *seat, const char *user, char *err,
 		size_t errlen);
 
+/* The rules text for seat's devices = (pure): SUBSYSTEM!="input" devices
+ * get ID_SEAT=seat-NAME and the seat and uaccess tags, so that logind gives
+ * the seat's active session's user an ACL on their nodes. "" when the seat
+ * has none; NULL and err if a match cannot be a rule. */
+char *input_devices_rules_text(const struct seat_config *seat, char *err, size_t errlen);
+
 /* What a seat got. */
 struct input_counts {
 	int devices, keyboards, pointers;
+	int others; /* device nodes that the seat's devices = match */
 };
 
 /*
@@ -106,16 +113,20 @@ int input_check_overlaps(const struct seatmap *map);
  * empty if udev cannot be asked. */
 char **input_seat_nodes(const char *seat);
 
-/* Every event node udev has on a seat of ours now, in one look (what
- * `status` shows for all seats): nodes[i] is on seat seats[i] (NAME).
- * Empty if udev cannot be asked. Free with input_nodes_free. */
+/* Every event node udev has on a seat of ours now, and every other
+ * device's node, in one look (what `status` shows for all seats): nodes[i]
+ * is on seat seats[i] (NAME), an event node unless other[i]. Empty if udev
+ * cannot be asked. Free with input_nodes_free. */
 struct input_nodes {
 	char **seats, **nodes;
+	bool *other;
 	size_t n;
 };
 void input_nodes_now(struct input_nodes *all);
-/* The nodes of all on seat, NULL-terminated (strv_free); never NULL. */
+/* The event nodes of all on seat, NULL-terminated (strv_free); never NULL. */
 char **input_nodes_of(const struct input_nodes *all, const char *seat);
+/* The other devices' nodes of all on seat, likewise. */
+char **input_device_nodes_of(const struct input_nodes *all, const char *seat);
 void input_nodes_free(struct input_nodes *all);
 
 /* One event device as `check --probe` shows it. */
@@ -129,6 +140,11 @@ struct input_probe_device {
  * udev cannot be asked. Free with input_probe_free. */
 struct input_probe_device *input_probe(const struct seatmap *map, size_t *n);
 void input_probe_free(struct input_probe_device *devices, size_t n);
+
+/* The nodes of the devices that seat's devices = match now, or that are
+ * below one that does (a sound card's), each as "NODE (ID_PATH ...)",
+ * NULL-terminated (strv_free); empty if udev cannot be asked. */
+char **input_probe_other(const struct seat_config *seat);
 
 struct input_watch;
 

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "pids.h"
 #include "runtime.h"
+#include "session-pam.h"
 #include "trusted.h"
 
 /* How long a stale process gets between SIGTERM and SIGKILL. */
@@ -84,8 +85,9 @@ static int open_proc(pid_t pid) {
 	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-/* One line of the record for pid, a child of ours not reaped yet. */
-static int record_line(char *buf, size_t len, const char *what, pid_t pid, uid_t uid) {
+/* One line of the record for pid, a child of ours not reaped yet, with the
+ * real uid it runs as (a session's PAM opener is root's). */
+static int record_line(char *buf, size_t len, const char *what, pid_t pid) {
 	struct proc_facts f;
 	int procfd = open_proc(pid);
 	bool ok = procfd >= 0 && proc_facts(procfd, &f) && strchr(f.exe, '\n') == NULL;
@@ -95,19 +97,19 @@ static int record_line(char *buf, size_t len, const char *what, pid_t pid, uid_t
 	if (!ok) {
 		return 0;
 	}
-	int n = snprintf(buf, len, "%s %d %llu %u %s\n", what, (int)pid, f.start, (unsigned)uid,
-			f.exe);
+	int n = snprintf(buf, len, "%s %d %llu %u %s\n", what, (int)pid, f.start,
+			(unsigned)f.ruid, f.exe);
 	return n > 0 && (size_t)n < len ? n : 0;
 }
 
-int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session, const char *extra) {
+int pids_write(const char *dir, pid_t xserver, pid_t session, const char *extra) {
 	char text[RECORD_MAX];
 	size_t len = 0;
 	if (xserver > 0) {
-		len += (size_t)record_line(text, sizeof(text), "xserver", xserver, uid);
+		len += (size_t)record_line(text, sizeof(text), "xserver", xserver);
 	}
 	if (session > 0) {
-		len += (size_t)record_line(text + len, sizeof(text) - len, "session", session, uid);
+		len += (size_t)record_line(text + len, sizeof(text) - len, "session", session);
 	}
 	if (extra != NULL && strlen(extra) < sizeof(text) - len) {
 		memcpy(text + len, extra, strlen(extra));
@@ -138,12 +140,23 @@ struct record {
 	char exe[PATH_MAX];
 };
 
+/* Whether rec is a session's PAM opener (session-pam.h), the one root line
+ * a record may have. */
+static bool pam_opener(const struct record *rec) {
+	const char *base = strrchr(rec->exe, '/');
+	return strcmp(rec->what, "session") == 0 && base != NULL &&
+		strcmp(base + 1, SESSION_PAM_HELPER) == 0;
+}
+
 /* A pidfd on the process the record names, once proven to be that one
  * (see pids.h); -1 if it is not, or gone. A session's executable is not
  * compared: sessions exec their window manager (xinitrc's `exec`), and pid
- * and start time name one process since boot on their own. */
+ * and start time name one process since boot on their own. But a root
+ * line is only ever a session's PAM opener, whose executable must be the
+ * one recorded. */
 static int prove(const struct record *rec, bool *leader) {
-	if (rec->pid <= 1 || rec->uid == 0 || rec->start == 0 || rec->exe[0] != '/') {
+	if (rec->pid <= 1 || (rec->uid == 0 && !pam_opener(rec)) || rec->start == 0 ||
+			rec->exe[0] != '/') {
 		return -1;
 	}
 	int pidfd = (int)syscall(SYS_pidfd_open, rec->pid, 0);
@@ -156,7 +169,8 @@ static int prove(const struct record *rec, bool *leader) {
 	 * reading): it is that process's, not a later one's of the same pid. */
 	bool ok = procfd >= 0 && proc_facts(procfd, &f) && alive(pidfd) &&
 		f.start == rec->start && f.ruid == rec->uid &&
-		(strcmp(rec->what, "session") == 0 || strcmp(f.exe, rec->exe) == 0);
+		((strcmp(rec->what, "session") == 0 && rec->uid != 0) ||
+				strcmp(f.exe, rec->exe) == 0);
 	if (procfd >= 0) {
 		close(procfd);
 	}
@@ -271,7 +285,9 @@ int pids_adopt(int seatfd, const char *seat, uid_t uid, struct pids_proven *out,
 		}
 		bool xserver = strcmp(rec.what, "xserver") == 0, leader = false;
 		int *pidfd = xserver ? &out->xserver_pidfd : &out->session_pidfd;
-		int fd = rec.uid == uid && *pidfd < 0 ? prove(&rec, &leader) : -1;
+		/* The seat's user's, or root's PAM opener (prove() checks which). */
+		bool owner = rec.uid == uid || (!xserver && rec.uid == 0);
+		int fd = owner && *pidfd < 0 ? prove(&rec, &leader) : -1;
 		if (fd < 0) {
 			snprintf(why, len, "its %s (pid %d) is gone, or is not the process that "
 					"was started", xserver ? "X server" : "session", (int)rec.pid);

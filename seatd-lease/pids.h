@@ -13,19 +13,21 @@
  * /proc/PID/exe shows it). It is trusted only as a regular file of root's
  * that no one else can write, in a seat directory of ours; a process it
  * names is stopped only once proven to be that one: a pidfd first, then,
- * through /proc/PID, the same start time, real uid (never root) and, for
- * the X server, executable (a session may exec another program), with the
- * pidfd still alive after the reading. Signals go
+ * through /proc/PID, the same start time, real uid and, for the X server,
+ * executable (a session may exec another program), with the pidfd still
+ * alive after the reading. A root line is proven only as a session's PAM
+ * opener (seatd-lease-session, session-pam.h) with the executable
+ * recorded; any other root line is no process of ours. Signals go
  * through the pidfd; its process group is signalled only while the proven
  * leader is alive.
  */
 
-/* Records the seat's live processes (pid 0: none), running as uid, in the
- * seat directory dir (runtime_dir/NAME), and then the lines of extra (NULL:
- * none; each ending in a newline, none starting with "xserver " or
- * "session "), replacing the record at once (runtime_write_file). 0, or -1
- * with errno set: the old record stays. */
-int pids_write(const char *dir, uid_t uid, pid_t xserver, pid_t session, const char *extra);
+/* Records the seat's live processes (pid 0: none), each with the real uid
+ * it runs as, in the seat directory dir (runtime_dir/NAME), and then the
+ * lines of extra (NULL: none; each ending in a newline, none starting with
+ * "xserver " or "session "), replacing the record at once
+ * (runtime_write_file). 0, or -1 with errno set: the old record stays. */
+int pids_write(const char *dir, pid_t xserver, pid_t session, const char *extra);
 
 /* The processes of a record, proven. */
 struct pids_proven {
@@ -36,7 +38,8 @@ struct pids_proven {
 
 /* For a seat that a restarted daemon takes over: reads the record in the
  * seat directory seatfd and proves every process it names to be the one
- * that was started, run by uid (see above), keeping a pidfd on each. 0, or
+ * that was started, run by uid (or, for the session, root's PAM opener: see
+ * above), keeping a pidfd on each. 0, or
  * -1 and why (no record, no X server in it, or a process gone or not the
  * same), with nothing open. */
 int pids_adopt(int seatfd, const char *seat, uid_t uid, struct pids_proven *out, char *why,

@@ -6,6 +6,7 @@
 #include "input.h"
 #include "outname.h"
 #include "probe.h"
+#include "values.h"
 
 /* An output by its kernel name, or by modesetting's (outname.h). */
 static void print_output(const char *output) {
@@ -76,6 +77,14 @@ int probe_print(const struct seatmap *map) {
 		if (got == 0) {
 			printf("  no input device matches its inputs now\n");
 		}
+		char **others = input_probe_other(seat);
+		for (char **o = others; *o != NULL; o++) {
+			printf("  device %s\n", *o);
+		}
+		if (seat->n_devices > 0 && others[0] == NULL) {
+			printf("  no device matches its devices now\n");
+		}
+		strv_free(others);
 	}
 	printf("no seat's:\n");
 	for (size_t d = 0; d < n; d++) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logind-seat.h"
 #include "pids.h"
 #include "runner.h"
 #include "runtime.h"
@@ -108,7 +109,7 @@ void runner_record(struct runner *r) {
 	const struct child *x = &r->xserver, *s = &r->session;
 	char extra[2048];
 	record_extra(r, extra, sizeof(extra));
-	pids_write(r->paths.dir, r->user.uid, x->error_fd < 0 ? x->pid : 0,
+	pids_write(r->paths.dir, x->error_fd < 0 ? x->pid : 0,
 			s->error_fd < 0 ? s->pid : 0, extra);
 }
 
@@ -256,7 +257,7 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 		return false;
 	}
 	runner_adopt_children(r, p.xserver, p.xserver_pidfd, p.session, p.session_pidfd);
-	r->inputs_assigned = c->n_inputs > 0;
+	r->inputs_assigned = c->n_inputs > 0 || c->n_devices > 0 || logind_seats_wanted();
 	if (r->env->cgroups != NULL) {
 		r->cgroup_procs = cgroups_seat_adopt(r->env->cgroups, c->name);
 	}

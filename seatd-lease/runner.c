@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logind-seat.h"
 #include "pids.h"
 #include "revoke.h"
 #include "runner.h"
@@ -64,6 +65,10 @@ static void log_inputs(const struct seat_config *c, const struct input_counts *g
 	log_info("seat %s: %d input device%s assigned (%d keyboard%s, %d pointer%s)", c->name,
 			got->devices, got->devices == 1 ? "" : "s", got->keyboards,
 			got->keyboards == 1 ? "" : "s", got->pointers, got->pointers == 1 ? "" : "s");
+	if (got->others > 0) {
+		log_info("seat %s: %d other device%s (devices =)", c->name, got->others,
+				got->others == 1 ? "" : "s");
+	}
 	if (got->keyboards == 0 || got->pointers == 0) {
 		log_warning("seat %s: no %s matches its inputs now; one plugged in later joins it",
 				c->name, got->keyboards == 0 && got->pointers == 0 ? "keyboard or pointer"
@@ -141,6 +146,9 @@ static void end_seat_run(struct runner *r, bool loop_ended) {
 					left, left == 1 ? "" : "es");
 		}
 	}
+	/* What pam_systemd moved out of the seat's cgroup, if its opener could
+	 * not end it (logind-seat.h). */
+	logind_end_sessions(name, NULL, NULL);
 	runner_release_inputs(r, loop_ended);
 }
 
@@ -160,7 +168,9 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 			errlen) != 0) {
 		return -1;
 	}
-	if (!r->inputs_assigned && c->n_inputs > 0) {
+	/* Also without inputs: its devices =, and its logind seat. */
+	if (!r->inputs_assigned && (c->n_inputs > 0 || c->n_devices > 0 ||
+			logind_seats_wanted())) {
 		/* Its devices are the seat's again, whatever udev has made of the
 		 * release so far. */
 		input_op_cancel(r->releasing);
@@ -317,8 +327,10 @@ bool runner_is_done(const struct runner *r) {
 }
 
 void runner_status(const struct runner *r, const struct input_nodes *all,
-		struct seat_status *s, char ***inputs) {
+		struct seat_status *s, char ***inputs, char ***devices) {
 	*inputs = input_nodes_of(all, runner_name(r));
+	*devices = input_device_nodes_of(all, runner_name(r));
 	status_of_seat(s, &r->seat, r->xserver.pid, r->session.pid, *inputs, poller_now_ms(),
 			time(NULL));
+	status_set_devices(s, *devices);
 }

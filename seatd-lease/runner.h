@@ -94,10 +94,11 @@ void runner_destroy(struct runner *r);
 
 const char *runner_name(const struct runner *r);
 
-/* The seat as `status` shows it, its input devices taken from all (one
- * look at udev for every seat); *inputs is the caller's to strv_free. */
+/* The seat as `status` shows it, its input and other devices taken from
+ * all (one look at udev for every seat); *inputs and *devices are the
+ * caller's to strv_free. */
 void runner_status(const struct runner *r, const struct input_nodes *all,
-		struct seat_status *s, char ***inputs);
+		struct seat_status *s, char ***inputs, char ***devices);
 
 /* µs of clock. */
 uint64_t runner_now_us(clockid_t clock);

@@ -160,6 +160,7 @@ enum child_step {
 	STEP_UID,
 	STEP_ROOT_REGAINED,
 	STEP_EXEC,
+	STEP_HELPER, /* a helper's own words follow */
 };
 
 static const char *const step_names[] = {
@@ -172,6 +173,7 @@ static const char *const step_names[] = {
 	[STEP_UID] = "setuid",
 	[STEP_ROOT_REGAINED] = "dropping root (it could be regained)",
 	[STEP_EXEC] = "exec",
+	[STEP_HELPER] = "",
 };
 
 static void __attribute__((noreturn)) child_fail(int pipe_fd, enum child_step step) {
@@ -179,6 +181,23 @@ static void __attribute__((noreturn)) child_fail(int pipe_fd, enum child_step st
 	ssize_t unused = write(pipe_fd, &e, sizeof(e));
 	(void)unused;
 	_exit(127);
+}
+
+/* The user's groups, gid and uid, for good; in the child. */
+static void drop_to_user(const struct seat_user *u, int pipe_fd) {
+	if (setgroups(u->n_groups, u->groups) != 0) {
+		child_fail(pipe_fd, STEP_GROUPS);
+	}
+	if (setgid(u->gid) != 0) {
+		child_fail(pipe_fd, STEP_GID);
+	}
+	if (setuid(u->uid) != 0) {
+		child_fail(pipe_fd, STEP_UID);
+	}
+	if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0) {
+		errno = EPERM;
+		child_fail(pipe_fd, STEP_ROOT_REGAINED);
+	}
 }
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
@@ -230,23 +249,19 @@ static void __attribute__((noreturn)) child(const struct spawn_request *req, int
 	/* Nothing of ours but what was asked for. Close-on-exec rather than
 	 * close, so the error pipe works until the exec. */
 	unsigned first = ready >= 0 ? SPAWN_READY_FD + 1 : lease >= 0 ? SPAWN_LEASE_FD + 1 : 3;
-	if (close_range(first, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+	if (req->helper && ((pipe_fd == SPAWN_HELPER_FD ? fcntl(pipe_fd, F_SETFD, 0)
+			: dup2(pipe_fd, SPAWN_HELPER_FD)) < 0 ||
+			close_range(SPAWN_HELPER_FD + 1, ~0U, CLOSE_RANGE_CLOEXEC) != 0)) {
+		child_fail(pipe_fd, STEP_FDS);
+	}
+	if (!req->helper && close_range(first, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
 		child_fail(pipe_fd, STEP_FDS);
 	}
 
 	const struct seat_user *u = req->user;
-	if (setgroups(u->n_groups, u->groups) != 0) {
-		child_fail(pipe_fd, STEP_GROUPS);
-	}
-	if (setgid(u->gid) != 0) {
-		child_fail(pipe_fd, STEP_GID);
-	}
-	if (setuid(u->uid) != 0) {
-		child_fail(pipe_fd, STEP_UID);
-	}
-	if (setuid(0) == 0 || seteuid(0) == 0 || setgid(0) == 0) {
-		errno = EPERM;
-		child_fail(pipe_fd, STEP_ROOT_REGAINED);
+	/* A helper takes the user's ids itself, for its own child. */
+	if (!req->helper) {
+		drop_to_user(u, pipe_fd);
 	}
 	/* No parent-death signal: a seat outlives a daemon that crashes or
 	 * restarts, and the next one adopts it (see runner-adopt.c). */
@@ -300,16 +315,36 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, 
 	return pid;
 }
 
+void spawn_helper_fail(int fd, const char *why) {
+	struct {
+		struct child_error e;
+		char text[400];
+	} msg = {.e = {.step = STEP_HELPER}};
+	snprintf(msg.text, sizeof(msg.text), "%s", why);
+	ssize_t unused = write(fd, &msg, sizeof(msg.e) + strlen(msg.text));
+	(void)unused;
+}
+
 int spawn_failure(int error_fd, const char *program, char *why, size_t len) {
+	struct {
+		struct child_error e;
+		char text[401];
+	} msg = {0};
 	struct child_error e;
 	ssize_t n;
 	do {
-		n = read(error_fd, &e, sizeof(e));
+		/* One write, smaller than PIPE_BUF: one read takes all of it. */
+		n = read(error_fd, &msg, sizeof(msg) - 1);
 	} while (n < 0 && errno == EINTR);
+	if (n >= (ssize_t)sizeof(e) && msg.e.step == STEP_HELPER) {
+		snprintf(why, len, "%s", msg.text);
+		return 1;
+	}
+	e = msg.e;
 	if (n < 0 && errno == EAGAIN) {
 		return -1;
 	}
-	if (n != sizeof(e) || e.step < 0 ||
+	if (n != sizeof(e) || e.step < 0 || e.step == STEP_HELPER ||
 			(size_t)e.step >= sizeof(step_names) / sizeof(*step_names)) {
 		return 0;
 	}

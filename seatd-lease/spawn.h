@@ -69,7 +69,20 @@ struct spawn_request {
 	int ready_fd;  /* -1, or becomes SPAWN_READY_FD */
 	int output_fd; /* stdout and stderr; -1 for /dev/null */
 	int cgroup_fd; /* -1, or a cgroup.procs the child moves itself into first */
+	/* A helper of ours that stays root (session-pam.c): no user, groups or
+	 * ids are taken, and the end of the error pipe stays open in it as
+	 * SPAWN_HELPER_FD: it closes it once its own work got as far as the
+	 * program, or writes why not (spawn_helper_fail) and exits. Needs
+	 * lease_fd and ready_fd -1. */
+	bool helper;
 };
+
+/* Where a helper (spawn_request.helper) finds the error pipe. */
+#define SPAWN_HELPER_FD 3
+
+/* In a helper: says why its program could not be run, in the words of
+ * spawn_failure ("STEP: why"); the caller then exits. Cannot fail. */
+void spawn_helper_fail(int fd, const char *why);
 
 /*
  * Forks, and the child execs. The child: its seat's cgroup (when given), its

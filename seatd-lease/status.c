@@ -38,12 +38,12 @@ static void format_since(time_t t, char *out, size_t len) {
 
 enum column {
 	COL_SEAT, COL_STATE, COL_OUTPUTS, COL_LEASE, COL_DISPLAY, COL_USER, COL_PID,
-	COL_INPUTS, COL_RESTARTS, COL_SINCE, COL_ERROR, N_COLUMNS,
+	COL_INPUTS, COL_DEVICES, COL_RESTARTS, COL_SINCE, COL_ERROR, N_COLUMNS,
 };
 
 static const char *const headings[N_COLUMNS] = {
 	"SEAT", "STATE", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID", "INPUTS",
-	"RESTARTS", "SINCE", "LAST ERROR",
+	"DEVICES", "RESTARTS", "SINCE", "LAST ERROR",
 };
 
 static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
@@ -73,6 +73,15 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	}
 	if (s->n_inputs == 0) {
 		put(&cell[COL_INPUTS], "-");
+	}
+	for (size_t i = 0; i < s->n_devices; i++) {
+		/* /dev/snd/pcmC0D0p is snd/pcmC0D0p: what follows /dev/. */
+		const char *node = s->devices[i];
+		put(&cell[COL_DEVICES], "%s%s", i > 0 ? "," : "",
+				strncmp(node, "/dev/", 5) == 0 ? node + 5 : node);
+	}
+	if (s->n_devices == 0) {
+		put(&cell[COL_DEVICES], "-");
 	}
 	put(&cell[COL_RESTARTS], "%u", s->restarts);
 	char since[64];
@@ -174,6 +183,11 @@ char *status_json(const struct seat_status *seats, size_t n) {
 			put(&b, "%s", k > 0 ? "," : "");
 			put_json_string(&b, s->inputs[k]);
 		}
+		put(&b, "],\"devices\":[");
+		for (size_t k = 0; k < s->n_devices; k++) {
+			put(&b, "%s", k > 0 ? "," : "");
+			put_json_string(&b, s->devices[k]);
+		}
 		put(&b, "],\"restarts\":%u,\"since\":%lld,\"last_error\":", s->restarts,
 				(long long)s->since);
 		if (s->last_error[0] != '\0') {
@@ -214,4 +228,13 @@ void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserve
 		.since = now - (time_t)age_s,
 		.last_error = seat->last_error,
 	};
+}
+
+void status_set_devices(struct seat_status *s, char *const *devices) {
+	size_t n = 0;
+	while (devices != NULL && devices[n] != NULL) {
+		n++;
+	}
+	s->devices = devices;
+	s->n_devices = n;
 }

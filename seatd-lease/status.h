@@ -28,6 +28,8 @@ struct seat_status {
 	int xserver_pid, session_pid;  /* 0: none */
 	char *const *inputs;           /* event nodes on the seat now */
 	size_t n_inputs;
+	char *const *devices;          /* its other devices' nodes now (devices =) */
+	size_t n_devices;
 	unsigned restarts;
 	time_t since;                  /* wall clock of the last state change */
 	const char *last_error;        /* "" when none */
@@ -35,13 +37,17 @@ struct seat_status {
 
 /* The record of seat at now_ms (poller_now_ms) and now (wall clock); the
  * record points into seat and inputs (NULL-terminated, or NULL: none), which
- * must outlive it. CRTCs are shown only while the lease covers every
+ * must outlive it; devices are none (status_set_devices). CRTCs are shown only while the lease covers every
  * output. */
 void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserver_pid,
 		pid_t session_pid, char *const *inputs, uint64_t now_ms, time_t now);
 
 /* Both return a malloc'd string ending in a newline; never NULL (they
  * abort when out of memory). */
+/* Adds the nodes of the seat's other devices (NULL-terminated, or NULL:
+ * none; they must outlive s). */
+void status_set_devices(struct seat_status *s, char *const *devices);
+
 char *status_table(const struct seat_status *seats, size_t n);
 char *status_json(const struct seat_status *seats, size_t n);
 

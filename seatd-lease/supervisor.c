@@ -12,6 +12,7 @@
 #include "input.h"
 #include "lessor-link.h"
 #include "log.h"
+#include "logind-seat.h"
 #include "notify.h"
 #include "poller.h"
 #include "reload.h"
@@ -209,6 +210,7 @@ static void clean_stale(struct supervisor *sup, const struct seatmap *map) {
 	if (input_clean_stale_except(adopted, &sup->fleet, INPUT_TIMEOUT_MS) > 0) {
 		log_notice("removed the input rules an earlier run left");
 	}
+	logind_clean_stale(adopted, &sup->fleet, INPUT_TIMEOUT_MS);
 }
 
 /* Takes over every seat an earlier run left running (see runner-adopt.c). */
@@ -311,6 +313,7 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 		cgroups_clean_stale(sup.cgroups, other_seat, (void *)name);
 	}
 	input_clean_stale(name, INPUT_TIMEOUT_MS);
+	logind_clean_stale(other_seat, (void *)name, INPUT_TIMEOUT_MS);
 	struct runner *r = fleet_add(&sup.fleet, map, config);
 	if (r == NULL) {
 		goto out;

@@ -6,7 +6,7 @@
 SEATD_LEASE_PACKAGES="
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdrm-dev libxcb1-dev libxau-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
-	libsystemd-dev libcmocka-dev scdoc
+	libsystemd-dev libpam0g-dev libcmocka-dev scdoc
 	qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio
 	qemu-guest-agent
 	xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils x11-utils xterm
@@ -16,7 +16,7 @@ SEATD_LEASE_PACKAGES="
 
 # What the rig's guest installs for itself (tests/vm/test_lightdm.py) and the
 # host must not: a display manager would take over a newcomer's desktop.
-SEATD_LEASE_GUEST_PACKAGES="lightdm lightdm-gtk-greeter"
+SEATD_LEASE_GUEST_PACKAGES="lightdm lightdm-gtk-greeter udisks2 acl"
 
 die() {
 	echo "$0: $*" >&2

@@ -5,7 +5,8 @@
  * per `inputs` match, in order, each the fixed input-device matches, then
  * exactly the keys and values that match stands for (as udevd will read
  * them: no '|' alternatives, no glob where the map gave a plain path), then
- * exactly the seat's ID_SEAT, its user as owner, mode 0600 and no uaccess.
+ * exactly the seat's ID_SEAT, its user as owner, mode 0600, no uaccess and the
+ * "seat" tag (which logind reads).
  * Nothing else: no other key, no other line.
  */
 #include <stdarg.h>
@@ -119,6 +120,7 @@ static void check_rule(const struct seat_config *seat, const struct input_match 
 	want(w, &n, "OWNER", NULL, "=", "%s", seat->user);
 	want(w, &n, "MODE", NULL, "=", "0600");
 	want(w, &n, "TAG", NULL, "-=", "uaccess");
+	want(w, &n, "TAG", NULL, "+=", "seat");
 	if (line->n_tokens != n) {
 		abort();
 	}

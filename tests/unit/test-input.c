@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "input.h"
+#include "logind-seat.h"
 #include "values.h"
 
 static struct input_match parse(const char *word) {
@@ -70,7 +71,7 @@ static void every_match_kind_becomes_a_rule(void **state) {
 		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
 	};
 	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", OWNER=\"lab1\", MODE=\"0600\", "
-		"TAG-=\"uaccess\"\n";
+		"TAG-=\"uaccess\", TAG+=\"seat\"\n";
 	for (size_t i = 0; i < 6; i++) {
 		char line[1024];
 		snprintf(line, sizeof(line), "SUBSYSTEM==\"input\", KERNEL==\"event*\", "
@@ -632,6 +633,79 @@ static void check_and_rules_writer_agree(void **state) {
 	}
 }
 
+/* Issue 14: devices = gives every other device ID_SEAT, seat and uaccess
+ * (logind's ACL for the seat's active session), no owner. */
+static void devices_become_uaccess_rules_of_the_seat(void **state) {
+	(void)state;
+	struct input_match devices[] = {
+		parse("path:pci-0000:00:05.0-usb*-0:1:*"),
+		parse("name:USB Audio*"),
+		parse("usb:0d8c:0014"),
+		parse("sysfs:/sys/devices/pci0000:00/0000:00:05.0/usb1/1-2"),
+		parse("node:/dev/sdb"),
+		parse("node:/dev/disk/by-id/usb-QEMU_HARDDISK-0:0"),
+	};
+	struct seat_config seat = {.name = "lab-1", .devices = devices, .n_devices = 6};
+	char err[512];
+	char *text = input_devices_rules_text(&seat, err, sizeof(err));
+	assert_non_null(text);
+	const char *want[] = {
+		"ENV{ID_PATH}==\"?*\", ENV{ID_PATH}==\"pci-0000:00:05.0-usb*-0:1:*\"",
+		"ATTRS{product}==\"USB Audio*\"",
+		"ATTRS{idVendor}==\"0d8c\", ATTRS{idProduct}==\"0014\"",
+		("DEVPATH==\"/devices/pci0000:00/0000:00:05.0/usb1/1-2|"
+			"/devices/pci0000:00/0000:00:05.0/usb1/1-2/*\""),
+		"ENV{DEVNAME}==\"/dev/sdb\"",
+		"SYMLINK==\"disk/by-id/usb-QEMU_HARDDISK-0:0\"",
+	};
+	size_t rules = 0;
+	each_rule(text, count_rule, &rules);
+	assert_int_equal(rules, 6);
+	for (size_t i = 0; i < 6; i++) {
+		char line[1024];
+		snprintf(line, sizeof(line), "SUBSYSTEM!=\"input\", ACTION!=\"remove\", %s, "
+				"ENV{ID_SEAT}=\"seat-lab-1\", TAG+=\"seat\", TAG+=\"uaccess\"\n",
+				want[i]);
+		if (strstr(text, line) == NULL) {
+			fail_msg("no rule\n%s\nin\n%s", line, text);
+		}
+	}
+	assert_null(strstr(text, "OWNER"));
+	free(text);
+	/* None: no rule at all. */
+	seat.n_devices = 0;
+	text = input_devices_rules_text(&seat, err, sizeof(err));
+	assert_string_equal(text, "");
+	free(text);
+	for (size_t i = 0; i < 6; i++) {
+		input_match_finish(&devices[i]);
+	}
+}
+
+/* Issue 14: the seat's connectors, on any card, in the kernel's names,
+ * are the logind seat's master devices. */
+static void connectors_become_the_logind_seats_masters(void **state) {
+	(void)state;
+	char *outputs[] = {"HDMI-1", "Virtual-2", NULL};
+	struct seat_config seat = {.name = "lab-1", .outputs = outputs, .n_outputs = 2};
+	char *text = logind_master_rules_text(&seat);
+	size_t rules = 0;
+	each_rule(text, count_rule, &rules);
+	assert_int_equal(rules, 2);
+	const char *tail = "ACTION!=\"remove\", ENV{ID_SEAT}=\"seat-lab-1\", TAG+=\"seat\", "
+		"TAG+=\"master-of-seat\"\n";
+	const char *kernel[] = {"HDMI-A-1", "Virtual-2"};
+	for (size_t i = 0; i < 2; i++) {
+		char line[512];
+		snprintf(line, sizeof(line), "SUBSYSTEM==\"drm\", KERNEL==\"card[0-9]*-%s\", %s",
+				kernel[i], tail);
+		if (strstr(text, line) == NULL) {
+			fail_msg("no rule\n%s\nin\n%s", line, text);
+		}
+	}
+	free(text);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_change_is_written_and_a_gone_device_is_told_apart),
@@ -640,6 +714,8 @@ int main(void) {
 		cmocka_unit_test(rules_are_read_back_as_udev_reads_them),
 		cmocka_unit_test(alternatives_and_globs_mean_the_same),
 		cmocka_unit_test(rules_and_matcher_agree_on_parents),
+		cmocka_unit_test(devices_become_uaccess_rules_of_the_seat),
+		cmocka_unit_test(connectors_become_the_logind_seats_masters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

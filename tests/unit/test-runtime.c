@@ -167,7 +167,7 @@ static void the_pids_record_is_written_through_no_link(void **state) {
 	snprintf(path, sizeof(path), "%s/pids.new", f->seat);
 	snprintf(file, sizeof(file), "%s/file", f->victim);
 	assert_int_equal(symlink(file, path), 0);
-	assert_int_equal(pids_write(f->seat, f->uid, getpid(), 0, NULL), 0);
+	assert_int_equal(pids_write(f->seat, getpid(), 0, NULL), 0);
 	victim_untouched(f);
 	struct stat st = in_seat(f, "pids");
 	assert_true(S_ISREG(st.st_mode) && st.st_uid == 0 && (st.st_mode & 07777) == 0644);
@@ -179,6 +179,10 @@ static void the_pids_record_is_written_through_no_link(void **state) {
 	snprintf(want, sizeof(want), "xserver %d ", (int)getpid());
 	assert_memory_equal(text, want, strlen(want));
 	assert_non_null(strstr(text, " /"));
+	/* The process's own real uid, whoever the seat's user is. */
+	unsigned uid = 1;
+	assert_int_equal(sscanf(text, "%*s %*d %*u %u ", &uid), 1);
+	assert_int_equal(uid, getuid());
 	pids_remove(f->seat);
 	assert_int_equal(access(path, F_OK), -1);
 }

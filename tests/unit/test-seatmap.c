@@ -638,6 +638,52 @@ static void seat_defaults_are_copies(void **state) {
 	seatmap_free(map);
 }
 
+/* Issue 14: devices = takes the matches of inputs =, for one seat. */
+static void devices_are_matches_of_one_seat(void **state) {
+	struct seatmap *map = load_ok(
+		"[general]\ndisplay = :0\n"
+		"[seat:a]\noutputs = V-1\nuser = u\ninputs = path:k\n"
+		"devices = sysfs:/sys/devices/pci0000:00/0000:00:05.0/usb1/1-1 usb:0d8c:0014\n"
+		"    name:\"USB Audio*\" node:/dev/disk/by-id/usb-x path:pci-*-usb-0:1:*\n");
+	struct seat_config *a = &map->seats[0];
+	assert_int_equal(a->n_devices, 5);
+	assert_int_equal(a->devices[0].kind, MATCH_SYSFS);
+	assert_int_equal(a->devices[1].kind, MATCH_USB);
+	assert_int_equal(a->devices[1].vendor, 0x0d8c);
+	assert_int_equal(a->devices[2].kind, MATCH_NAME);
+	assert_string_equal(a->devices[2].pattern, "USB Audio*");
+	assert_int_equal(a->devices[3].kind, MATCH_NODE);
+	assert_int_equal(a->devices[4].kind, MATCH_PATH);
+	assert_int_equal(a->devices_line, 7);
+	assert_int_equal(a->devices[4].line, 7);
+	/* A copy, and a change of devices alone, are seen as such. */
+	struct seat_config copy = seat_config_copy(a);
+	assert_true(seat_config_equal(a, &copy));
+	copy.n_devices = 4;
+	assert_false(seat_config_equal(a, &copy));
+	copy.n_devices = 5;
+	seat_config_finish(&copy);
+	seatmap_free(map);
+
+#define two "[general]\ndisplay = :0\n[seat:a]\noutputs = V-1\nuser = u\n%s\n" \
+		"[seat:b]\noutputs = V-2\nuser = u\n%s\n"
+	char text[512];
+	snprintf(text, sizeof(text), two, "devices = path:p1", "devices = path:p1");
+	assert_int_equal(load_errors(text, "device path:p1 is already in seat a's devices"), 1);
+	snprintf(text, sizeof(text), two, "inputs = path:p1", "devices = path:p1");
+	assert_int_equal(load_errors(text, "device path:p1 is already in seat a's inputs"), 1);
+	snprintf(text, sizeof(text), two, "devices = path:p1", "inputs = path:p1");
+	assert_int_equal(load_errors(text, "input path:p1 is already in seat a's devices"), 1);
+	assert_int_equal(load_errors("[general]\ndisplay = :0\n[seat:a]\noutputs = V-1\n"
+			"user = u\ndevices = path:x path:x\n", "devices: 'path:x' is listed twice"), 1);
+	assert_int_equal(load_errors("[general]\ndisplay = :0\n[seat:a]\noutputs = V-1\n"
+			"user = u\ndevices = usb:12\n", "devices: 'usb:12' is not a USB id"), 1);
+	/* A port's devices are one seat's: not a default of every seat. */
+	assert_int_equal(load_errors("[general]\ndisplay = :0\n[seat:*]\ndevices = path:x\n"
+			"[seat:a]\noutputs = V-1\nuser = u\n", "devices"), 1);
+#undef two
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(defaults_and_inheritance),
@@ -662,6 +708,7 @@ int main(void) {
 		cmocka_unit_test(a_kept_display_yields_to_an_explicit_one),
 		cmocka_unit_test(keep_displays_never_gives_one_number_twice),
 		cmocka_unit_test(seat_defaults_are_copies),
+		cmocka_unit_test(devices_are_matches_of_one_seat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,12 +14,14 @@ static const uint32_t crtcs_a[] = {41, 42};
 static char *inputs_a[] = {"/dev/input/event1", "/dev/input/event4"};
 static char *inputs_a_null[] = {"/dev/input/event1", "/dev/input/event4", NULL};
 static char *outputs_b[] = {"HDMI-A-1"};
+static char *devices_a[] = {"/dev/sda", "/dev/snd/controlC0"};
 
 static const struct seat_status seats[] = {
 	{.name = "lab-1", .state = "running", .outputs = outputs_a, .n_outputs = 2,
 		.crtcs = crtcs_a, .leased = true, .lease_id = 2097153, .display = 2,
 		.user = "lab1", .xserver_pid = 311, .session_pid = 340, .inputs = inputs_a,
-		.n_inputs = 2, .restarts = 1, .since = 1796360400, .last_error = ""},
+		.n_inputs = 2, .devices = devices_a, .n_devices = 2, .restarts = 1,
+		.since = 1796360400, .last_error = ""},
 	{.name = "kiosk", .state = "failed", .outputs = outputs_b, .n_outputs = 1,
 		.display = 10, .user = "kiosk", .restarts = 5, .since = 0,
 		.last_error = "session \"x\"\texited 1\n"},
@@ -36,10 +38,10 @@ static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
 	lines[2] = strtok_r(NULL, "\n", &save);
 	assert_non_null(lines[2]);
 	const char *cols[] = {"STATE", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID",
-		"INPUTS", "RESTARTS", "SINCE", "LAST ERROR"};
+		"INPUTS", "DEVICES", "RESTARTS", "SINCE", "LAST ERROR"};
 	const char *row1[] = {"running", "Virtual-2(41),Virtual-3(42)", "2097153", ":2", "lab1",
-		"311", "event1,event4", "1", "2026-12-04 05:00:00", "-"};
-	const char *row2[] = {"failed", "HDMI-A-1", "-", ":10", "kiosk", "-", "-", "5", "-",
+		"311", "event1,event4", "sda,snd/controlC0", "1", "2026-12-04 05:00:00", "-"};
+	const char *row2[] = {"failed", "HDMI-A-1", "-", ":10", "kiosk", "-", "-", "-", "5", "-",
 		"session \"x\"\texited 1"};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		size_t at = (size_t)(strstr(lines[0], cols[c]) - lines[0]);
@@ -59,11 +61,11 @@ static void json_quotes_what_it_must(void **state) {
 		"{\"name\":\"Virtual-2\",\"crtc\":41},{\"name\":\"Virtual-3\",\"crtc\":42}],"
 		"\"lease\":2097153,\"display\":\":2\",\"user\":\"lab1\",\"xserver_pid\":311,"
 		"\"session_pid\":340,\"inputs\":[\"/dev/input/event1\",\"/dev/input/event4\"],"
-		"\"restarts\":1,\"since\":1796360400,\"last_error\":null},"
+		"\"devices\":[\"/dev/sda\",\"/dev/snd/controlC0\"],\"restarts\":1,\"since\":1796360400,\"last_error\":null},"
 		"{\"name\":\"kiosk\",\"state\":\"failed\",\"outputs\":["
 		"{\"name\":\"HDMI-A-1\",\"crtc\":null}],\"lease\":null,\"display\":\":10\","
 		"\"user\":\"kiosk\",\"xserver_pid\":null,\"session_pid\":null,\"inputs\":[],"
-		"\"restarts\":5,\"since\":0,\"last_error\":\"session \\\"x\\\"\\u0009exited 1\\n\"}"
+		"\"devices\":[],\"restarts\":5,\"since\":0,\"last_error\":\"session \\\"x\\\"\\u0009exited 1\\n\"}"
 		"]}\n");
 	free(j);
 	j = status_json(NULL, 0);

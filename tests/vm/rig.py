@@ -48,6 +48,7 @@ SLOT_AGENT = 0x02
 SLOT_HOSTROOT = 0x03
 SLOT_RESULTS = 0x04
 SLOT_USB = 0x05  # qemu-xhci "usb": USB devices go on its ports (rig.usb_add)
+AUDIODEV = "noaudio"  # QEMU's silent audiodev: usb_add("usb-audio", P, audiodev=AUDIODEV)
 SLOT_KEYBOARD_1 = 0x08  # head N's keyboard: 0x08 + N - 1
 SLOT_POINTER_1 = 0x10  # head N's pointer: 0x10 + N - 1
 SLOT_HOTPLUG_1 = 0x18  # pcie-root-port hpN: 0x18 + N - 1; its device sits on bus N
@@ -519,6 +520,8 @@ class Rig:
                     % (head, bind, SLOT_POINTER_1 + head - 1)]
         # USB 2 and 3 ports share numbers; low-speed devices use the USB 2 side.
         cmd += ["-device", "qemu-xhci,id=usb,p2=%d,p3=%d,addr=0x%x" % (USB_PORTS, USB_PORTS, SLOT_USB)]
+        # A silent sound backend, for usb-audio devices (usb_add).
+        cmd += ["-audiodev", "none,id=%s" % AUDIODEV]
         for port in range(1, HOTPLUG_PORTS + 1):
             cmd += ["-device", "pcie-root-port,id=hp%d,chassis=%d,addr=0x%x"
                     % (port, port, SLOT_HOTPLUG_1 + port - 1)]
@@ -751,25 +754,38 @@ class Rig:
 
     # --- USB
 
-    def usb_add(self, driver, port, timeout=30):
-        """Plug a QEMU USB device (usb-kbd, usb-mouse, usb-tablet, usb-hub)
-        into port ("1", or "1.2" behind a hub on port 1). Returns once the
-        guest has its sysfs device and, for input devices, its event nodes.
-        USB devices are bound to no head: usb_key and usb_click reach them."""
+    def usb_add(self, driver, port, timeout=30, disk=None, **props):
+        """Plug a QEMU USB device (usb-kbd, usb-mouse, usb-tablet, usb-hub,
+        and others such as usb-audio or usb-storage) into port ("1", or "1.2"
+        behind a hub on port 1). disk: a raw image on the host, the
+        usb-storage's medium; props: more of the device's QEMU properties.
+        Returns once the guest has its sysfs device and, for input devices,
+        its event nodes. USB devices are bound to no head: usb_key and
+        usb_click reach them."""
         if not 1 <= int(port.split(".")[0]) <= USB_PORTS:
             raise ValueError("no USB port %r: the controller has 1..%d" % (port, USB_PORTS))
         dev = UsbDevice(driver, port)
-        self._qmp.execute("device_add", driver=driver, id=dev.qemu_id, bus="usb.0", port=port)
+        if disk is not None:
+            dev.node_name = "disk-" + dev.qemu_id
+            self._qmp.execute("blockdev-add", driver="raw", **{"node-name": dev.node_name},
+                              file={"driver": "file", "filename": disk})
+            props["drive"] = dev.node_name
+        self._qmp.execute("device_add", driver=driver, id=dev.qemu_id, bus="usb.0", port=port,
+                          **props)
         self._usb.append(dev)
         if driver == "usb-hub":
             # Its ports exist once the guest's hub driver has set it up.
             self.wait_until("[ -e %s/%s:1.0/%s-port1 ]" % (dev.syspath, os.path.basename(
                 dev.syspath), os.path.basename(dev.syspath)), timeout=timeout)
-        else:
+        elif driver in ("usb-kbd", "usb-mouse", "usb-tablet"):
             self.wait_until("ls /dev/input/by-path/%s-event* >/dev/null 2>&1" % dev.id_path,
                             timeout=timeout)
             dev.nodes = sorted(set(self.run("readlink -f /dev/input/by-path/%s-event*"
                                             % dev.id_path).stdout.split()))
+        else:
+            # USB 2 or 3: the guest puts a super-speed device on the second bus.
+            self.wait_until("ls -d /sys/bus/usb/devices/*-%s >/dev/null 2>&1" % port,
+                            timeout=timeout)
         return dev
 
     def usb_remove(self, dev, timeout=30):
@@ -778,6 +794,8 @@ class Rig:
         self._qmp.execute("device_del", id=dev.qemu_id)
         self._qmp.wait_event("DEVICE_DELETED", timeout, device=dev.qemu_id)
         self._usb.remove(dev)
+        if getattr(dev, "node_name", None):
+            self._qmp.execute("blockdev-del", **{"node-name": dev.node_name})
         self.wait_until("[ ! -e %s ]" % dev.syspath, timeout=timeout)
 
     def usb_remove_all(self, timeout=30):

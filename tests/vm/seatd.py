@@ -27,6 +27,23 @@ def setup_users(rig, users):
                 .format(user))
 
 
+def install_guest_debs(rig, packages, what):
+    """Installs packages (a string of names) in a guest with a writable /usr
+    (Rig(writable_usr=True)), offline, from the .debs scripts/test downloads
+    into build/vm/debs; what names them in the failure."""
+    installed = rig.run("dpkg-query -W -f='${Status}\\n' %s" % packages, check=False)
+    if installed.stdout.count("install ok installed") == len(packages.split()):
+        return
+    debs = os.path.join(rigmod.build_dir(), "vm", "debs")
+    assert os.path.isdir(debs), "no %s: scripts/test downloads %s's .debs there" % (debs, what)
+    # A package's own start, with its default configuration, would race ours.
+    rig.write_file("/usr/sbin/policy-rc.d", b"#!/bin/sh\nexit 101\n", mode=0o755)
+    # man-db's trigger alone takes 80 s under TCG.
+    rig.run("rm -f /var/lib/man-db/auto-update")
+    rig.run("DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "
+            "--no-download -o Dir::Cache::archives=%s %s" % (debs, packages), timeout=900)
+
+
 def assert_head(rig, head, colour, timeout=20):
     """Head shows colour (90% of its picture) within timeout s."""
     picture = rig.wait_for_colour(head, rigmod.colour(colour), share=0.9, timeout=timeout)

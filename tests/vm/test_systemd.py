@@ -14,8 +14,10 @@ import seatd
 from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, install_units, prop, seat_map,
                    setup_users, wait_prop)
 
-# Pictures in this module get 30 s, as they always had.
-assert_head = functools.partial(seatd.assert_head, timeout=30)
+# Pictures in this module get 60 s: each seat's session is a logind login
+# here, and logind starts its user's manager (user@UID.service) before it
+# answers, 10-20 s under TCG.
+assert_head = functools.partial(seatd.assert_head, timeout=60)
 
 
 @pytest.fixture(scope="module")

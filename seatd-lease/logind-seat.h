@@ -1,0 +1,58 @@
+#ifndef SEATD_LEASE_LOGIND_SEAT_H
+#define SEATD_LEASE_LOGIND_SEAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "seatmap.h"
+
+/*
+ * Each running seat as a logind seat, seat-NAME. logind makes a seat only
+ * around a device tagged master-of-seat (sd-login(3)); a seat of ours
+ * owns no card, and may own no input device, but it does own its outputs'
+ * DRM connectors (/sys/class/drm/cardN-CONNECTOR, subsystem drm, no device
+ * node). So while a seat runs, its rules file (input.h) also gives its
+ * connectors ID_SEAT=seat-NAME and the seat and master-of-seat tags, and
+ * the connectors are told to change before its other devices (logind
+ * ignores a seat's device that comes before its master). A connector is
+ * never unplugged while its card exists: the seat lives as long as the
+ * rules do, and goes when they are removed and the connectors change again
+ * (logind looks at a device's current tags). Only where systemd is init:
+ * elsewhere there is no logind, and the seats run without it.
+ */
+
+/* Whether logind seats are made here (systemd is init); says once, in the
+ * log, when not. */
+bool logind_seats_wanted(void);
+
+/* The rules text that makes seat's connectors its logind master devices
+ * (pure): "" for a seat without outputs. */
+char *logind_master_rules_text(const struct seat_config *seat);
+
+/* The sysfs paths of seat's connectors that exist now (every card's), at
+ * most max, into paths (each the caller's to free); how many. */
+size_t logind_connectors(const struct seat_config *seat, char **paths, size_t max);
+
+/*
+ * Ends every logind session opened by seatd-lease (PAM service
+ * "seatd-lease") on seat-NAME, or on any seat of ours for which keep
+ * (when given) says false when seat is NULL: every process in the
+ * session's scope is killed (cgroup.kill), and logind then closes the
+ * session. For a session whose opener could not close it (it was killed).
+ * Returns how many sessions it ended. Never blocks on logind.
+ */
+int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *data),
+		void *data);
+
+/*
+ * At start-up, for the seats an earlier run left (not running now, nor
+ * adopted: keep says false for them; NULL keeps none): ends their
+ * seatd-lease sessions (as logind_end_sessions) and has udev re-read every
+ * connector that still carries their seat but has no rules of ours any
+ * more (input_clean_stale removes the rules), so that logind drops the
+ * seat. Waits for udev at most timeout_ms. Returns how many seats it
+ * dropped.
+ */
+int logind_clean_stale(bool (*keep)(const char *seat, void *data), void *data, int timeout_ms);
+
+#endif

@@ -1,0 +1,59 @@
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "logind-seat.h"
+#include "session-helper.h"
+#include "session-pam.h"
+#include "xalloc.h"
+
+/* Where the helper is, into buf; false if nowhere. */
+static bool find_helper(char *buf, size_t len) {
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(buf, len, "%s/" SESSION_PAM_HELPER, dirname(self));
+		if (access(buf, X_OK) == 0) {
+			return true;
+		}
+	}
+	snprintf(buf, len, "%s", SEATD_LEASE_LIBEXECDIR "/" SESSION_PAM_HELPER);
+	return access(buf, X_OK) == 0;
+}
+
+char **session_helper_argv(const char *seat, int display, const char *user,
+		char *const *session) {
+	static bool said;
+	char helper[PATH_MAX + 64];
+	/* Without systemd as init there is no logind to register with: the
+	 * sessions run as they always did (logind_seats_wanted says so). */
+	if (!logind_seats_wanted()) {
+		return NULL;
+	}
+	if (!find_helper(helper, sizeof(helper))) {
+		if (!said) {
+			said = true;
+			log_warning("no %s (seatd-lease was built without PAM?): the seats' sessions "
+					"are not opened through PAM, and logind does not know them",
+					helper);
+		}
+		return NULL;
+	}
+	size_t n = 0;
+	while (session[n] != NULL) {
+		n++;
+	}
+	char **argv = xcalloc(n + 5, sizeof(*argv));
+	argv[0] = xstrdup(helper);
+	argv[1] = xstrdup(seat);
+	argv[2] = xasprintf(":%d", display);
+	argv[3] = xstrdup(user);
+	for (size_t i = 0; i < n; i++) {
+		argv[4 + i] = xstrdup(session[i]);
+	}
+	return argv;
+}

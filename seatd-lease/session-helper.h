@@ -1,0 +1,17 @@
+#ifndef SEATD_LEASE_SESSION_HELPER_H
+#define SEATD_LEASE_SESSION_HELPER_H
+
+/*
+ * What the daemon runs for a seat's session: the PAM helper
+ * (session-pam.h) with the session's program after its own arguments, or,
+ * without logind or without PAM, the program itself.
+ */
+
+/* `seatd-lease-session SEAT :N USER PROGRAM [ARG...]`, NULL-terminated
+ * (strv_free), the helper found next to our executable (a build tree) or
+ * in libexecdir; NULL where systemd is not init (no logind: the session
+ * runs as it always did) or there is no helper (logged once). */
+char **session_helper_argv(const char *seat, int display, const char *user,
+		char *const *session);
+
+#endif

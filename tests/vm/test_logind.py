@@ -1,0 +1,240 @@
+"""Seats for the whole desktop (issue 14), on a rig guest with systemd as
+init: each running seat is a logind seat, its session a logind session
+opened through PAM, and the USB devices on its ports (`devices =`) are its
+own: udisks lets its user mount its disk and no other seat's user, its sound
+card's nodes have an ACL for its user only. udisks2 and acl are installed in
+the guest only (Rig(writable_usr=True)), from the .debs scripts/test
+downloads into build/vm/debs."""
+
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head,
+                   install_guest_debs, seat_map, setup_users)
+
+GUEST_PACKAGES = "udisks2 acl"
+PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
+RULES_DIR = "/run/udev/rules.d"
+
+
+def port_devices(port):
+    """devices = for everything on the rig's USB port (USB 2 or 3 side)."""
+    return "path:pci-0000:00:%02x.0-usb*-0:%s:*" % (rigmod.SLOT_USB, port)
+
+
+# A session that ignores SIGTERM: it outlives its opener when the daemon is
+# killed, and only the next run's clean-up can end its logind session.
+STUBBORN = ("/bin/sh -c \"trap '' TERM; xsetroot -solid '%s'; "
+            "while :; do sleep 1; done\"" % SEAT_COLOURS[0])
+
+S1 = dict(name="s1", outputs="Virtual-2", user="lab1", session=STUBBORN,
+          extra="inputs = path:%s path:%s\ndevices = %s\n" % (
+              rigmod.keyboard_id_path(2), rigmod.pointer_id_path(2), port_devices(1)))
+# No input device at all: still a graphical logind seat.
+S2 = dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1],
+          extra="devices = %s\n" % port_devices(2))
+
+
+@pytest.fixture(scope="module")
+def rig():
+    with rigmod.Rig("logind", heads=3, xorg=True, init="systemd", writable_usr=True) as r:
+        install_guest_debs(r, GUEST_PACKAGES, "udisks2")
+        setup_users(r, ["lab1", "lab2"])
+        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
+        with open(PAM_FILE, "rb") as f:
+            r.write_file("/etc/pam.d/seatd-lease", f.read())
+        r.run("systemctl start dbus.service systemd-logind.service", timeout=90)
+        # udisks mounts under /media/USER: the host's, read-only in the guest.
+        r.run("mountpoint -q /media || mount -t tmpfs -o mode=0755 tmpfs /media")
+        r.add_log("/run/rig/*.log")
+        yield r
+
+
+@pytest.fixture(scope="module")
+def sup(rig):
+    s = Supervisor(rig, seat_map("x11", [S1, S2]))
+    s.start()
+    try:
+        s.wait_state("s1", "running", timeout=90)
+        s.wait_state("s2", "running", timeout=90)
+        yield s
+    finally:
+        s.stop()
+
+
+def seats(rig):
+    return rig.run("loginctl list-seats --no-legend").stdout.split()
+
+
+def show(rig, what, name, prop):
+    return rig.run("loginctl show-%s %s -p %s --value" % (what, name, prop),
+                   check=False).stdout.strip()
+
+
+def wait_for(cond, what, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, what()
+        time.sleep(0.3)
+
+
+def seat_session(rig, seat):
+    """The active logind session on seat-NAME, waiting for one."""
+    wait_for(lambda: show(rig, "seat", "seat-" + seat, "ActiveSession") != "",
+             lambda: "no active session on seat-%s:\n%s" % (
+                 seat, rig.run("loginctl list-sessions; journalctl -b --no-pager -n 40",
+                               check=False).stdout))
+    return show(rig, "seat", "seat-" + seat, "ActiveSession")
+
+
+def acl_users(rig, node):
+    """The users getfacl names on node."""
+    out = rig.run("getfacl -p %s" % node).stdout
+    return sorted(set(re.findall(r"^user:([^:]+):", out, re.M)))
+
+
+def in_session(rig, session, user, command, check=True):
+    """command as user, in the scope of logind session: what polkit and
+    udisks see as a process of that session."""
+    scope = show(rig, "session", session, "Scope")
+    uid = rig.run("id -u %s" % user).stdout.strip()
+    procs = "/sys/fs/cgroup/user.slice/user-%s.slice/%s/cgroup.procs" % (uid, scope)
+    return rig.run("sh -c 'echo $$ > %s && exec setpriv --reuid=%s --regid=%s --init-groups "
+                   "env -i PATH=/usr/bin:/bin %s'" % (procs, user, user, command),
+                   check=check, timeout=60)
+
+
+def test_two_seats_are_logind_seats_with_their_sessions(rig, sup):
+    wait_for(lambda: {"seat-s1", "seat-s2"} <= set(seats(rig)),
+             lambda: "logind's seats: %s" % seats(rig))
+    for seat, user, display in (("s1", "lab1", ":10"), ("s2", "lab2", ":11")):
+        # s2 has no input device: its connector alone makes it graphical.
+        assert show(rig, "seat", "seat-" + seat, "CanGraphical") == "yes"
+        session = seat_session(rig, seat)
+        props = {p: show(rig, "session", session, p)
+                 for p in ("Active", "Remote", "Type", "Seat", "Display", "Service", "Name",
+                           "Class")}
+        assert props == dict(Active="yes", Remote="no", Type="x11", Seat="seat-" + seat,
+                             Display=display, Service="seatd-lease", Name=user,
+                             Class="user"), props
+        runtime = show(rig, "user", user, "RuntimePath")
+        assert rig.run("test -d %s" % runtime, check=False).status == 0, runtime
+    # The seat's input devices are attached to it in logind.
+    status = rig.run("loginctl seat-status seat-s1 --no-pager --full").stdout
+    assert "input" in status, status
+    # The session's program has the environment PAM gave it.
+    pid = rig.run("pgrep -u lab2 -x sleep").stdout.split()[0]
+    env = rig.run("tr '\\0' '\\n' < /proc/%s/environ" % pid).stdout
+    uid = rig.run("id -u lab2").stdout.strip()
+    assert "XDG_RUNTIME_DIR=/run/user/%s\n" % uid in env, env
+    assert "XDG_SEAT=seat-s2\n" in env and "XDG_SESSION_TYPE=x11\n" in env, env
+    assert_head(rig, 2, SEAT_COLOURS[0])
+    assert_head(rig, 3, SEAT_COLOURS[1])
+
+
+@pytest.fixture(scope="module")
+def disk():
+    path = os.path.join(rigmod.build_dir(), "vm", "logind-disk.img")
+    with open(path, "wb") as f:
+        f.truncate(16 << 20)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "SEATDISK", path], check=True)
+    yield path
+    os.unlink(path)
+
+
+def usb_block_node(rig, port):
+    pattern = "/dev/disk/by-path/pci-0000:00:%02x.0-usb*-0:%s:1.0-scsi-0:0:0:0" % (
+        rigmod.SLOT_USB, port)
+    rig.wait_until("ls %s >/dev/null 2>&1" % pattern, timeout=60)
+    return rig.run("readlink -f %s" % pattern).stdout.strip()
+
+
+def test_a_disk_on_a_seats_port_is_its_users_to_mount(rig, sup, disk):
+    rig.usb_add("usb-storage", "1", disk=disk, removable=True, timeout=60)
+    node = usb_block_node(rig, "1")
+    rig.run("udevadm settle -t 30")
+    props = rig.run("udevadm info -q property %s" % node).stdout
+    assert "ID_SEAT=seat-s1\n" in props, props
+    wait_for(lambda: acl_users(rig, node) == ["lab1"],
+             lambda: "%s: ACL for %s, not lab1 alone" % (node, acl_users(rig, node)))
+    s1, s2 = seat_session(rig, "s1"), seat_session(rig, "s2")
+    # udisks and polkit: the active local session on the disk's seat may
+    # mount it; another seat's session is asked for an admin password.
+    refused = in_session(rig, s2, "lab2", "udisksctl mount --no-user-interaction -b %s" % node,
+                         check=False)
+    assert refused.status != 0, refused
+    assert "NotAuthorized" in refused.stderr or "Not authorized" in refused.stderr, refused
+    mounted = in_session(rig, s1, "lab1", "udisksctl mount --no-user-interaction -b %s" % node)
+    assert "Mounted %s at " % node in mounted.stdout, mounted
+    assert node in rig.run("cat /proc/mounts").stdout
+    in_session(rig, s1, "lab1", "udisksctl unmount --no-user-interaction -b %s" % node)
+
+
+def sound_nodes(rig, seat):
+    out = rig.run("for n in /dev/snd/*; do [ -c $n ] && udevadm info -q property $n | "
+                  "grep -qx ID_SEAT=seat-%s && echo $n; done; true" % seat).stdout
+    return out.split()
+
+
+def test_a_sound_card_on_a_seats_port_is_its_user_alone(rig, sup):
+    rig.usb_add("usb-audio", "2", audiodev=rigmod.AUDIODEV, timeout=60)
+    rig.run("udevadm settle -t 30")
+    wait_for(lambda: any(n.startswith("/dev/snd/pcmC") for n in sound_nodes(rig, "s2")),
+             lambda: "no sound node on seat-s2: %s" % rig.run(
+                 "ls -l /dev/snd; loginctl seat-status seat-s2 --no-pager", check=False).stdout)
+    nodes = sound_nodes(rig, "s2")
+    assert any(n.startswith("/dev/snd/controlC") for n in nodes), nodes
+    for node in nodes:
+        wait_for(lambda: acl_users(rig, node) == ["lab2"],
+                 lambda: "%s: ACL for %s, not lab2 alone" % (node, acl_users(rig, node)))
+
+
+def test_no_stale_seat_session_or_acl_after_a_stop_and_a_kill(rig, sup):
+    disk_node = usb_block_node(rig, "1")
+    s1 = seat_session(rig, "s1")
+    snd = sound_nodes(rig, "s2")
+    assert snd
+    # A stopped seat: gone from logind, with its session and its ACLs.
+    rig.run("%s -c %s stop s2" % (BIN, CONFIG))
+    sup.wait_state("s2", "stopped")
+    wait_for(lambda: "seat-s2" not in seats(rig), lambda: "seats: %s" % seats(rig))
+    wait_for(lambda: "seat-s2" not in rig.run("loginctl list-sessions --no-legend").stdout,
+             lambda: rig.run("loginctl list-sessions").stdout)
+    for node in snd:
+        assert "lab2" not in acl_users(rig, node), node
+    assert rig.run("ls %s" % RULES_DIR).stdout.split() == ["72-seatd-lease-s1.rules"]
+    # The daemon killed: s1's session ignores the SIGTERM its opener passes
+    # on, and lives on. The next run, whose map has s2 alone, ends it and
+    # drops s1's logind seat.
+    rig.run("kill -9 %d" % sup.pid())
+    sup.proc.wait(30)
+    sup.proc = None
+    assert show(rig, "session", s1, "State") in ("active", "online"), \
+        "the session did not outlive the daemon"
+    again = Supervisor(rig, seat_map("x11", [S2]))
+    again.start()
+    try:
+        again.wait_state("s2", "running", timeout=90)
+        wait_for(lambda: "seat-s1" not in seats(rig), lambda: "seats: %s" % seats(rig))
+        wait_for(lambda: show(rig, "session", s1, "State") in ("", "closing"),
+                 lambda: "session %s: %s" % (s1, show(rig, "session", s1, "State")))
+        wait_for(lambda: rig.run("pgrep -u lab1", check=False).stdout == "",
+                 lambda: rig.run("ps -u lab1 -o pid,cgroup,args", check=False).stdout)
+        assert "lab1" not in acl_users(rig, disk_node)
+        props = rig.run("udevadm info -q property %s" % disk_node).stdout
+        assert "ID_SEAT=seat-s1" not in props, props
+        assert rig.run("ls %s" % RULES_DIR).stdout.split() == ["72-seatd-lease-s2.rules"]
+        # One session on s2, the new run's.
+        sessions = [l for l in rig.run("loginctl list-sessions --no-legend").stdout.splitlines()
+                    if "seat-" in l]
+        assert len(sessions) == 1 and "seat-s2" in sessions[0], sessions
+    finally:
+        again.stop()
+    wait_for(lambda: not {"seat-s1", "seat-s2"} & set(seats(rig)),
+             lambda: "seats: %s" % seats(rig))
+    assert rig.run("ls -A %s" % RULES_DIR, check=False).stdout == ""
