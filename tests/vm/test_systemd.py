@@ -62,6 +62,15 @@ def test_the_daemon_unit_is_ready_reloads_and_stops_clean(rig):
         assert rig.run("readlink /tmp/.X11-unix/X10").stdout == \
             "%s/s1/tmp/.X11-unix/X10\n" % RUNTIME_DIR
         assert rig.run("stat -L -c %F /tmp/.X11-unix/X10").stdout == "socket\n"
+        # Each session is a login (PAM): its XDG_RUNTIME_DIR is its user's
+        # /run/user/UID, as logind mounted it, seen where the session runs.
+        for user in ("lab1", "lab2"):
+            uid = rig.run("id -u %s" % user).stdout.strip()
+            pid = rig.run("pgrep -u %s -x sleep" % user).stdout.split()[0]
+            env = rig.run("tr '\\0' '\\n' < /proc/%s/environ" % pid).stdout
+            assert "XDG_RUNTIME_DIR=/run/user/%s\n" % uid in env, env
+            assert rig.run("stat -c %%U /proc/%s/root/run/user/%s" % (pid, uid)).stdout \
+                == user + "\n"
         rig.run("systemctl reload seatd-lease.service", timeout=60)
         journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service").stdout
         deadline = time.monotonic() + 20
