@@ -114,6 +114,13 @@ void apply_general(struct interp_ctx *c, struct seatmap *map, struct seat_policy
 		if (!parse_seat_runtime_size(e->value, &map->seat_runtime_size, err, sizeof(err))) {
 			interp_error(c, e->line, "seat_runtime_size: %s", err);
 		}
+	} else if (strcmp(e->key, "logind") == 0) {
+		if (strcmp(e->value, "yes") == 0 || strcmp(e->value, "no") == 0) {
+			map->logind = strcmp(e->value, "yes") == 0;
+		} else {
+			interp_error(c, e->line, "logind = '%s': write logind = yes (seats are logind "
+					"seats, their sessions opened through PAM) or logind = no", e->value);
+		}
 	}
 }
 

@@ -136,6 +136,7 @@ static void set_defaults(struct seatmap *map) {
 	map->xserver = xstrdup(DEFAULT_XSERVER);
 	map->runtime_dir = xstrdup(SEATMAP_DEFAULT_RUNTIME_DIR);
 	map->seat_runtime_size = SEATMAP_DEFAULT_SEAT_RUNTIME_SIZE;
+	map->logind = true;
 	map->card = xstrdup(DEFAULT_CARD);
 }
 

@@ -14,6 +14,7 @@ const struct key_info seatmap_keys[] = {
 	{"runtime_dir", IN_GENERAL},
 	{"control_group", IN_GENERAL},
 	{"seat_runtime_size", IN_GENERAL},
+	{"logind", IN_GENERAL},
 	{"restart", POLICY},
 	{"restart_delay", POLICY},
 	{"restart_delay_max", POLICY},

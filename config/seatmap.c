@@ -184,5 +184,8 @@ const char *seatmap_general_change(const struct seatmap *a, const struct seatmap
 	if (a->seat_runtime_size != b->seat_runtime_size) {
 		return "seat_runtime_size";
 	}
+	if (a->logind != b->logind) {
+		return "logind";
+	}
 	return NULL;
 }

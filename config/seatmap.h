@@ -91,6 +91,9 @@ struct seatmap {
 	char *runtime_dir;
 	char *control_group; /* may use the control socket besides root; NULL: none */
 	uint64_t seat_runtime_size; /* bytes: the size of each seat's file system */
+	/* Whether running seats are logind seats with PAM sessions (where
+	 * systemd is init); logind = no turns it off. */
+	bool logind;
 	int lessor_line, display_line, card_line, xserver_line, control_group_line;
 	int runtime_dir_line;
 

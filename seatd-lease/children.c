@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "logind-seat.h"
 #include "mountns.h"
 #include "pids.h"
 #include "runner.h"
@@ -163,8 +164,10 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 	const struct seat_config *c = r->seat.config;
 	char **envp = seat_environ(&r->user, &r->paths, c->display);
 	int out = runtime_open_log(r->paths.dir, SEAT_SESSION_LOG, r->user.uid, r->user.gid);
-	/* Opened through PAM by a helper of ours, where there is one. */
-	char **helper = session_helper_argv(c->name, c->display, r->user.name, c->session);
+	/* On a logind seat, opened through PAM by a helper of ours, where there
+	 * is one. */
+	char **helper = logind_seats_wanted(r->map)
+			? session_helper_argv(c->name, c->display, r->user.name, c->session) : NULL;
 	char *const *argv = helper != NULL ? helper : c->session;
 	struct spawn_request req = {
 		.argv = argv,

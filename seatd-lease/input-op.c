@@ -414,9 +414,8 @@ static void collect(struct input_op *op, const struct seat_config *seat, const c
 }
 
 struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
-		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
-		size_t errlen) {
-	bool logind = logind_seats_wanted();
+		const char *user, bool logind, int timeout_ms, input_done_fn fn, void *data,
+		char *err, size_t errlen) {
 	char *text = input_seat_rules_text(seat, user, logind, err, errlen);
 	if (text == NULL) {
 		return NULL;

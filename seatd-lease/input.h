@@ -58,12 +58,13 @@ struct input_op;
  * the others). */
 typedef void (*input_done_fn)(void *data, const struct input_counts *counts);
 
-/* Writes the seat's rules, and has udev apply them to the devices there
- * are. NULL and err if the rules could not be written (nothing is left
+/* Writes the seat's rules (with logind, those that make it a logind seat,
+ * logind-seat.h), and has udev apply them to the devices there are. NULL
+ * and err if the rules could not be written (nothing is left
  * half-written) or the loop cannot watch the operation. */
 struct input_op *input_assign_start(struct poller *poller, const struct seat_config *seat,
-		const char *user, int timeout_ms, input_done_fn fn, void *data, char *err,
-		size_t errlen);
+		const char *user, bool logind, int timeout_ms, input_done_fn fn, void *data,
+		char *err, size_t errlen);
 
 /* Removes the seat's rules and gives the devices udev has on it back to
  * seat0 (owner root, mode 0660 with a group, at the end, however udev

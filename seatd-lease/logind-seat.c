@@ -25,8 +25,11 @@
 #define SESSION_SERVICE "seatd-lease"
 #define MAX_CONNECTORS 64
 
-bool logind_seats_wanted(void) {
+bool logind_seats_wanted(const struct seatmap *map) {
 	static bool said;
+	if (!map->logind) {
+		return false;
+	}
 	/* sd_booted(): logind is there, or starts on its first D-Bus call. */
 	bool wanted = access("/run/systemd/system", F_OK) == 0;
 	if (!wanted && !said) {

@@ -21,9 +21,9 @@
  * elsewhere there is no logind, and the seats run without it.
  */
 
-/* Whether logind seats are made here (systemd is init); says once, in the
- * log, when not. */
-bool logind_seats_wanted(void);
+/* Whether logind seats are made here: systemd is init, and the seat map
+ * does not say logind = no; says once, in the log, when systemd is not. */
+bool logind_seats_wanted(const struct seatmap *map);
 
 /* The rules text that makes seat's connectors its logind master devices
  * (pure): "" for a seat without outputs. */

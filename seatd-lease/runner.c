@@ -170,14 +170,15 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 	}
 	/* Also without inputs: its devices =, and its logind seat. */
 	if (!r->inputs_assigned && (c->n_inputs > 0 || c->n_devices > 0 ||
-			logind_seats_wanted())) {
+			logind_seats_wanted(r->map))) {
 		/* Its devices are the seat's again, whatever udev has made of the
 		 * release so far. */
 		input_op_cancel(r->releasing);
 		r->releasing = NULL;
 		/* A seat without its devices is still a screen: go on, and say so. */
 		char why[512];
-		r->assigning = input_assign_start(r->env->poller, c, r->user.name, INPUT_TIMEOUT_MS,
+		r->assigning = input_assign_start(r->env->poller, c, r->user.name,
+				logind_seats_wanted(r->map), INPUT_TIMEOUT_MS,
 				inputs_assigned, r, why, sizeof(why));
 		if (r->assigning == NULL) {
 			log_error("seat %s: cannot assign its input devices: %s; starting it without "

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "logind-seat.h"
 #include "session-helper.h"
 #include "session-pam.h"
 #include "xalloc.h"
@@ -29,11 +28,6 @@ char **session_helper_argv(const char *seat, int display, const char *user,
 		char *const *session) {
 	static bool said;
 	char helper[PATH_MAX + 64];
-	/* Without systemd as init there is no logind to register with: the
-	 * sessions run as they always did (logind_seats_wanted says so). */
-	if (!logind_seats_wanted()) {
-		return NULL;
-	}
 	if (!find_helper(helper, sizeof(helper))) {
 		if (!said) {
 			said = true;

@@ -9,8 +9,9 @@
 
 /* `seatd-lease-session SEAT :N USER PROGRAM [ARG...]`, NULL-terminated
  * (strv_free), the helper found next to our executable (a build tree) or
- * in libexecdir; NULL where systemd is not init (no logind: the session
- * runs as it always did) or there is no helper (logged once). */
+ * in libexecdir; NULL where there is no helper (logged once). Only for
+ * logind seats (logind_seats_wanted): elsewhere the session runs as it
+ * always did. */
 char **session_helper_argv(const char *seat, int display, const char *user,
 		char *const *session);
 

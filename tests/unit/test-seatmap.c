@@ -54,6 +54,7 @@ static void defaults_and_inheritance(void **state) {
 	assert_string_equal(map->display, ":0");
 	assert_string_equal(map->xserver, "/usr/lib/xorg/Xorg");
 	assert_string_equal(map->runtime_dir, "/run/seatd-lease");
+	assert_true(map->logind);
 	assert_int_equal(map->n_seats, 2);
 	struct seat_config *a = seatmap_find_seat(map, "a"), *b = seatmap_find_seat(map, "b");
 	assert_non_null(a);
@@ -331,6 +332,14 @@ static void every_problem_is_reported(void **state) {
 	assert_int_equal(load_errors("[Seat:a]\noutputs = A\nuser = u\n", "did you mean [seat:a]"), 1);
 	assert_int_equal(load_errors("[general]\nlessor = drm\ndisplay = :0\n[seat:a]\noutputs = A\n"
 			"user = u\ndisplay = :0\n", NULL), 0);
+	/* logind is yes or no, in [general] only. */
+	assert_int_equal(load_errors("[general]\nlogind = off\n[seat:a]\noutputs = A\nuser = u\n",
+			"write logind = yes"), 1);
+	assert_int_equal(load_errors("[general]\nlogind = no\n[seat:a]\noutputs = A\nuser = u\n"
+			"logind = yes\n", NULL), 1);
+	struct seatmap *off = load_ok("[general]\nlogind = no\n[seat:a]\noutputs = A\nuser = u\n");
+	assert_false(off->logind);
+	seatmap_free(off);
 }
 
 static void session_is_resolved_once(void **state) {
@@ -403,6 +412,7 @@ static void general_changes_a_reload_refuses(void **state) {
 		{"display = :0\nxauthority = /run/x", "xauthority"},
 		{"display = :0\nruntime_dir = /run/other", "runtime_dir"},
 		{"display = :0\ncontrol_group = root", "control_group"},
+		{"display = :0\nlogind = no", "logind"},
 		{"lessor = drm\ncard = /dev/dri/card0", "lessor"},
 	};
 	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {

@@ -124,9 +124,10 @@ def active_vt(r):
 
 
 def lab_map(seats, extra=""):
-    """The recipe's seat map: leased from LightDM's X server on :0."""
+    """The recipe's seat map: leased from LightDM's X server on :0; no
+    logind seats, on which LightDM would start X servers of its own."""
     lines = ["[general]", "lessor = x11", "display = :0", "xauthority = %s" % LIGHTDM_XAUTHORITY,
-             "runtime_dir = %s" % RUNTIME_DIR, "", "[seat:*]", "mode = 1024x768", extra]
+             "logind = no", "runtime_dir = %s" % RUNTIME_DIR, "", "[seat:*]", "mode = 1024x768", extra]
     for name, head, user, more in seats:
         lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
                   "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
@@ -159,6 +160,11 @@ def test_lightdm_lab(rig):
         assert_head(rig, 3, SEAT_COLOURS[1])
         assert_greeter_shown(rig, 1)
         assert active_vt(rig) == "tty7"
+        # logind = no: logind knows no seat of seatd-lease's, nor a session
+        # of its (so LightDM starts nothing there).
+        assert rig.run("loginctl --no-legend list-seats").stdout.split() == ["seat0"]
+        services = rig.run("cat /run/systemd/sessions/* | grep ^SERVICE= || true").stdout
+        assert "SERVICE=seatd-lease" not in services, services
         # With DontVTSwitch, Ctrl+Alt+F2 is only a key.
         rig.send_key(1, "ctrl", "alt", "f2")
         time.sleep(2)
