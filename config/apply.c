@@ -272,6 +272,11 @@ void apply_seat(struct interp_ctx *c, struct seat_config *seat, const struct ini
 		if (split_value(c, e, &words, &n)) {
 			strv_free(seat->session);
 			seat->session = words;
+			seat->display_manager = n == 1 && strcmp(words[0], SEAT_DISPLAY_MANAGER) == 0;
+			if (seat->display_manager) {
+				strv_free(seat->session);
+				seat->session = NULL;
+			}
 		}
 	} else if (strcmp(e->key, "xserver_args") == 0) {
 		apply_xserver_args(c, seat, e);

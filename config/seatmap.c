@@ -133,7 +133,8 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 	if (!str_equal(a->name, b->name) || a->n_outputs != b->n_outputs ||
 			a->n_inputs != b->n_inputs || a->n_devices != b->n_devices ||
 			!str_equal(a->user, b->user) ||
-			a->display != b->display || !strv_equal(a->session, b->session) ||
+			a->display != b->display || a->display_manager != b->display_manager ||
+			!strv_equal(a->session, b->session) ||
 			!strv_equal(a->xserver_args, b->xserver_args) ||
 			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
 			!str_equal(a->xorg_conf, b->xorg_conf) ||

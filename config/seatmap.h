@@ -46,6 +46,9 @@ struct seat_policy {
 	uint64_t start_limit_interval_ms;
 };
 
+/* The session value that gives a seat to a display manager. */
+#define SEAT_DISPLAY_MANAGER "display-manager"
+
 struct seat_config {
 	char *name;
 	int line; /* of its [seat:NAME] header */
@@ -67,6 +70,10 @@ struct seat_config {
 
 	char **session;     /* argv, NULL-terminated; NULL when unset; with
 	                     * system checks, session[0] is an absolute path */
+	/* session = display-manager: a display manager runs the seat's X
+	 * server (seatd-lease xserver) and sessions; no user, no display of
+	 * ours, session NULL. */
+	bool display_manager;
 	char **xserver_args; /* NULL-terminated, never NULL */
 	size_t n_xserver_args;
 

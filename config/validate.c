@@ -42,6 +42,30 @@ static int local_display_number(const char *display) {
 	return end != colon + 1 && (*end == '\0' || *end == '.') ? (int)n : -1;
 }
 
+/* A display manager's seat: the display manager logs users in on the
+ * display it picks, through logind, where it finds the seat. A user from
+ * [seat:*] is not the seat's: it goes. */
+static void check_display_manager_seat(struct seatmap *map, struct seat_config *s,
+		struct diag_list *diags) {
+	if (s->user_line != 0) {
+		error(s->user_line, "seat %s is a display manager's (session = "
+				SEAT_DISPLAY_MANAGER "): the display manager logs its users in; remove "
+				"'user = %s'", s->name, s->user);
+	}
+	free(s->user);
+	s->user = NULL;
+	if (s->display_line != 0) {
+		error(s->display_line, "seat %s is a display manager's (session = "
+				SEAT_DISPLAY_MANAGER "): the display manager picks its display; remove "
+				"'display ='", s->name);
+	}
+	if (!map->logind) {
+		error(s->session_line, "seat %s is a display manager's (session = "
+				SEAT_DISPLAY_MANAGER "), which finds it among logind's seats: remove "
+				"'logind = no' from [general]", s->name);
+	}
+}
+
 static void check_required(struct seatmap *map, struct diag_list *diags) {
 	for (size_t i = 0; i < map->n_seats; i++) {
 		struct seat_config *s = &map->seats[i];
@@ -50,7 +74,9 @@ static void check_required(struct seatmap *map, struct diag_list *diags) {
 					"outputs as %s shows them", s->name, map->lessor == LESSOR_X11
 					? "xrandr on the primary X server" : "/sys/class/drm/card0-*");
 		}
-		if (s->user == NULL && s->user_line == 0) {
+		if (s->display_manager) {
+			check_display_manager_seat(map, s, diags);
+		} else if (s->user == NULL && s->user_line == 0) {
 			error(s->line, "seat %s has no user; add 'user = NAME', an ordinary account "
 					"that runs the seat's X server and session", s->name);
 		}

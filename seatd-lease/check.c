@@ -12,9 +12,14 @@ static void print_seat(const struct seat_config *s) {
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		printf(" %s", s->outputs[i]);
 	}
-	printf(", display :%d%s, user %s, %zu input match%s", s->display,
-			s->display_auto ? " (auto)" : "", s->user, s->n_inputs,
-			s->n_inputs == 1 ? "" : "es");
+	if (s->display_manager) {
+		printf(", a display manager's (its X server: seatd-lease xserver), %zu input "
+				"match%s", s->n_inputs, s->n_inputs == 1 ? "" : "es");
+	} else {
+		printf(", display :%d%s, user %s, %zu input match%s", s->display,
+				s->display_auto ? " (auto)" : "", s->user, s->n_inputs,
+				s->n_inputs == 1 ? "" : "es");
+	}
 	if (s->n_devices > 0) {
 		printf(", %zu device match%s", s->n_devices, s->n_devices == 1 ? "" : "es");
 	}

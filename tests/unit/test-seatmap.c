@@ -342,6 +342,42 @@ static void every_problem_is_reported(void **state) {
 	seatmap_free(off);
 }
 
+static void display_manager_seats(void **state) {
+	(void)state;
+	/* The user of [seat:*] is not a display manager's seat's; the session
+	 * of [seat:*] yields to the seat's own, either way. */
+	struct seatmap *map = load_ok("[seat:*]\nuser = lab\nsession = display-manager\n"
+			"[seat:a]\noutputs = A\n"
+			"[seat:b]\noutputs = B\nsession = /usr/bin/xterm\n");
+	struct seat_config *a = seatmap_find_seat(map, "a"), *b = seatmap_find_seat(map, "b");
+	assert_true(a->display_manager);
+	assert_null(a->session);
+	assert_null(a->user);
+	assert_false(b->display_manager);
+	assert_string_equal(b->session[0], "/usr/bin/xterm");
+	assert_string_equal(b->user, "lab");
+	/* Becoming a display manager's seat is a change of the seat. */
+	struct seatmap *dm = load_ok("[seat:a]\noutputs = A\nsession = display-manager\n");
+	struct seat_config plain = dm->seats[0];
+	plain.display_manager = false;
+	assert_true(seat_config_equal(&dm->seats[0], &dm->seats[0]));
+	assert_false(seat_config_equal(&dm->seats[0], &plain));
+	seatmap_free(dm);
+	seatmap_free(map);
+	/* Its own user or display, or no logind: each a clear error. */
+	assert_int_equal(load_errors("[seat:a]\noutputs = A\nsession = display-manager\n"
+			"user = u\n", "remove 'user = u'"), 1);
+	assert_int_equal(load_errors("[seat:a]\noutputs = A\nsession = display-manager\n"
+			"display = :5\n", "picks its display"), 1);
+	assert_int_equal(load_errors("[general]\nlogind = no\n[seat:a]\noutputs = A\n"
+			"session = display-manager\n", "remove 'logind = no'"), 1);
+	/* A program of that name with arguments is a program. */
+	struct seatmap *prog = load_ok("[seat:a]\noutputs = A\nuser = u\n"
+			"session = display-manager --x\n");
+	assert_false(prog->seats[0].display_manager);
+	seatmap_free(prog);
+}
+
 static void session_is_resolved_once(void **state) {
 	/* Against this system: the program is looked up in SEAT_PATH at load. */
 	const struct seatmap_env system = {.display = ":0", .system_checks = true};
@@ -707,6 +743,7 @@ int main(void) {
 #endif
 		cmocka_unit_test(other_line_shapes),
 		cmocka_unit_test(every_problem_is_reported),
+		cmocka_unit_test(display_manager_seats),
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(general_changes_a_reload_refuses),
