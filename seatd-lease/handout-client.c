@@ -1,0 +1,100 @@
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "handout-client.h"
+#include "handout-wire.h"
+
+/* Between two asks while the seat is not ready. */
+#define RETRY_MS 200
+
+static long long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One ask: 0, a status, with *sock open only on 0. */
+static int ask_once(const struct sockaddr_un *addr, const char *seat, long long deadline,
+		int *sock, int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen) {
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(why, whylen, "socket: %s", strerror(errno));
+		return CONTROL_FAILED;
+	}
+	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) != 0) {
+		int e = errno;
+		close(fd);
+		snprintf(why, whylen, "no seatd-lease daemon answers on %s (%s); is "
+				"seatd-lease.service running?", addr->sun_path, strerror(e));
+		return e == ENOENT || e == ECONNREFUSED ? CONTROL_NO_DAEMON : CONTROL_FAILED;
+	}
+	char msg[HANDOUT_MSG_MAX];
+	int n = snprintf(msg, sizeof(msg), "lease %s\n", seat);
+	if (n < 0 || (size_t)n >= sizeof(msg) || handout_send(fd, msg, (size_t)n, -1) != 0) {
+		snprintf(why, whylen, "cannot send the request to %s: %s", addr->sun_path,
+				n > 0 && (size_t)n < sizeof(msg) ? strerror(errno) : "seat name too long");
+		close(fd);
+		return CONTROL_FAILED;
+	}
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	long long left = deadline - now_ms();
+	if (poll(&p, 1, left > 0 ? (int)left : 0) != 1) {
+		snprintf(why, whylen, "the daemon did not answer on %s in time", addr->sun_path);
+		close(fd);
+		return CONTROL_FAILED;
+	}
+	int got;
+	ssize_t len = handout_recv(fd, msg, sizeof(msg), &got);
+	int status;
+	if (len <= 0 || !handout_parse_reply(msg, (size_t)len, &status, conf, conflen)) {
+		snprintf(why, whylen, "the daemon's answer on %s is not one", addr->sun_path);
+		status = CONTROL_FAILED;
+	} else if (status != 0) {
+		snprintf(why, whylen, "%s", conf);
+		conf[0] = '\0';
+	} else if (got < 0) {
+		snprintf(why, whylen, "the daemon's answer on %s came without the lease",
+				addr->sun_path);
+		status = CONTROL_FAILED;
+	}
+	if (status != 0) {
+		if (got >= 0) {
+			close(got);
+		}
+		close(fd);
+		return status;
+	}
+	*sock = fd;
+	*lease_fd = got;
+	why[0] = '\0'; /* an earlier ask's reason to wait is over */
+	return 0;
+}
+
+int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, int *sock,
+		int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen) {
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
+	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
+		snprintf(why, whylen, "runtime_dir %s is too long for a socket path", runtime_dir);
+		return CONTROL_FAILED;
+	}
+	long long deadline = now_ms() + timeout_ms;
+	for (;;) {
+		int status = ask_once(&addr, seat, deadline, sock, lease_fd, conf, conflen, why,
+				whylen);
+		if (status != HANDOUT_NOT_READY) {
+			return status;
+		}
+		if (now_ms() + RETRY_MS >= deadline) {
+			return CONTROL_FAILED;
+		}
+		usleep(RETRY_MS * 1000);
+	}
+}

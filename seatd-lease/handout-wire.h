@@ -1,0 +1,43 @@
+#ifndef SEATD_LEASE_HANDOUT_WIRE_H
+#define SEATD_LEASE_HANDOUT_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The lease hand-out's messages, on runtime_dir/handout (SOCK_SEQPACKET:
+ * one message per send, a file descriptor with it). Text, each message at
+ * most HANDOUT_MSG_MAX bytes:
+ *
+ *   request  "lease NAME\n"           (a seat of the map)
+ *   reply    "0\nCONF\n" + lease fd   (CONF: the seat's X server
+ *                                      configuration file, or empty)
+ *            "STATUS\nWHY\n"          (STATUS: an exit status of
+ *                                      control.h, HANDOUT_NOT_READY: ask again)
+ *
+ * After a lease, the connection is the hold: the lease is its holder's as
+ * long as the connection is open anywhere (an X server that inherits it
+ * holds it), and back with the daemon when it closes.
+ */
+
+#define HANDOUT_SOCKET "handout"
+#define HANDOUT_MSG_MAX 4096
+/* The seat has no lease to give yet (starting, waiting for its outputs). */
+#define HANDOUT_NOT_READY 6
+
+/* The seat NAME of a request, into seat; false if buf (len bytes) is not
+ * one. Pure. */
+bool handout_parse_request(const char *buf, size_t len, char *seat, size_t seatlen);
+/* A reply's status and text (its second line, without the newline); false
+ * if buf is not a reply. Pure. */
+bool handout_parse_reply(const char *buf, size_t len, int *status, char *text, size_t textlen);
+
+/* Sends one message, with fd (unless fd < 0); -1 with errno. */
+int handout_send(int sock, const char *msg, size_t len, int fd);
+/* Receives one message into buf (NUL-terminated: cap - 1 bytes at most)
+ * and the fd that came with it into *fd (-1: none; any more are closed);
+ * its length, 0 at the peer's end, -1 with errno (EMSGSIZE: too long). */
+ssize_t handout_recv(int sock, char *buf, size_t cap, int *fd);
+
+#endif

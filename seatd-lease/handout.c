@@ -1,0 +1,232 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "handout-wire.h"
+#include "handout.h"
+#include "log.h"
+
+/* A client gets this long to send its request. */
+#define REQUEST_TIMEOUT_MS 5000
+#define SEAT_NAME_MAX 256
+
+struct hold {
+	struct handout *h;
+	int fd;
+	struct poller_source *source, *timer;
+	struct ucred cred;
+	char seat[SEAT_NAME_MAX]; /* "" until granted */
+	struct hold *next;
+};
+
+struct handout {
+	struct poller *poller;
+	int fd;
+	struct poller_source *source;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	handout_ask_fn ask;
+	handout_gone_fn gone;
+	void *data;
+	struct hold *holds;
+};
+
+static void hold_close(struct hold *c) {
+	for (struct hold **p = &c->h->holds; *p != NULL; p = &(*p)->next) {
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	}
+	poller_remove(c->source);
+	poller_remove(c->timer);
+	close(c->fd);
+	free(c);
+}
+
+static void reply(struct hold *c, int status, const char *text, int fd) {
+	char msg[HANDOUT_MSG_MAX];
+	int n = snprintf(msg, sizeof(msg), "%d\n%s\n", status, text);
+	if (n < 0 || (size_t)n >= sizeof(msg)) {
+		n = snprintf(msg, sizeof(msg), "%d\n(the reply was too long)\n", CONTROL_FAILED);
+	}
+	if (handout_send(c->fd, msg, (size_t)n, fd) != 0) {
+		log_info("handout: cannot answer pid %d: %s", (int)c->cred.pid, strerror(errno));
+	}
+}
+
+/* The first message: a request, answered; a grant keeps the connection. */
+static bool take_request(struct hold *c, const char *buf, size_t len) {
+	char seat[SEAT_NAME_MAX], why[1024] = "", conf[1024] = "";
+	if (!handout_parse_request(buf, len, seat, sizeof(seat))) {
+		reply(c, CONTROL_USAGE, "not a request: send 'lease NAME'", -1);
+		return false;
+	}
+	int fd = -1;
+	int status = c->h->ask(c->h->data, seat, c->cred.pid, &fd, conf, sizeof(conf), why,
+			sizeof(why));
+	if (status != 0) {
+		if (status != HANDOUT_NOT_READY) {
+			log_info("handout: pid %d asked for seat %s: %s", (int)c->cred.pid, seat, why);
+		}
+		reply(c, status, why, -1);
+		return false;
+	}
+	reply(c, 0, conf, fd);
+	snprintf(c->seat, sizeof(c->seat), "%s", seat);
+	poller_timer_arm(c->timer, 0);
+	log_info("seat %s: lease handed out to pid %d", seat, (int)c->cred.pid);
+	return true;
+}
+
+static void hold_event(int fd, uint32_t events, void *data) {
+	struct hold *c = data;
+	char buf[HANDOUT_MSG_MAX];
+	int got = -1;
+	ssize_t n = (events & EPOLLIN) ? handout_recv(fd, buf, sizeof(buf), &got) : 0;
+	if (got >= 0) {
+		close(got); /* no client has one to send */
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+		return;
+	}
+	if (c->seat[0] == '\0') {
+		/* A request, or a client that went before sending one. */
+		if (n <= 0 || !take_request(c, buf, (size_t)n)) {
+			hold_close(c);
+		}
+		return;
+	}
+	/* The holder has ended (the connection closed everywhere it was
+	 * inherited), or says it lets go: either way, the lease is back. */
+	struct handout *h = c->h;
+	char seat[SEAT_NAME_MAX];
+	snprintf(seat, sizeof(seat), "%s", c->seat);
+	log_info("seat %s: pid %d let go of its lease", seat, (int)c->cred.pid);
+	hold_close(c);
+	h->gone(h->data, seat);
+}
+
+static void hold_timed_out(void *data) {
+	struct hold *c = data;
+	log_info("handout: pid %d sent no request in %d ms; closed", (int)c->cred.pid,
+			REQUEST_TIMEOUT_MS);
+	hold_close(c);
+}
+
+static void accept_hold(int fd, uint32_t events, void *data) {
+	struct handout *h = data;
+	(void)events;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0) {
+		return;
+	}
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+		log_warning("handout: cannot tell who connected (%s); refused", strerror(errno));
+		close(cfd);
+		return;
+	}
+	struct hold *c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		abort();
+	}
+	*c = (struct hold){.h = h, .fd = cfd, .cred = cred, .next = h->holds};
+	h->holds = c;
+	c->source = poller_add_fd(h->poller, cfd, EPOLLIN, hold_event, c);
+	c->timer = poller_add_timer(h->poller, hold_timed_out, c);
+	if (c->source == NULL || c->timer == NULL ||
+			poller_timer_arm(c->timer, REQUEST_TIMEOUT_MS) != 0) {
+		hold_close(c);
+		return;
+	}
+	/* The socket's mode keeps others out already; this holds even if the
+	 * file's mode or the directory's is ever wrong. */
+	if (cred.uid != 0) {
+		log_warning("handout: refused uid %d (pid %d): only root may take a seat's lease "
+				"from %s", (int)cred.uid, (int)cred.pid, h->path);
+		reply(c, CONTROL_DENIED, "permission denied: only root may take a seat's lease", -1);
+		hold_close(c);
+	}
+}
+
+struct handout *handout_open(struct poller *poller, const char *runtime_dir, handout_ask_fn ask,
+		handout_gone_fn gone, void *data) {
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
+	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
+		log_error("handout: runtime_dir %s is too long for a socket path", runtime_dir);
+		return NULL;
+	}
+	struct handout *h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		abort();
+	}
+	*h = (struct handout){.poller = poller, .ask = ask, .gone = gone, .data = data};
+	snprintf(h->path, sizeof(h->path), "%s", addr.sun_path);
+	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (h->fd < 0) {
+		log_error("handout: socket: %s", strerror(errno));
+		free(h);
+		return NULL;
+	}
+	/* One left by a run that was killed: a live daemon was ruled out. */
+	unlink(h->path);
+	mode_t old = umask(0177);
+	int ret = bind(h->fd, (struct sockaddr *)&addr, sizeof(addr));
+	umask(old);
+	if (ret != 0 || listen(h->fd, 16) != 0 ||
+			(h->source = poller_add_fd(poller, h->fd, EPOLLIN, accept_hold, h)) == NULL) {
+		log_error("handout: cannot set up %s: %s; display managers' seats get no lease",
+				h->path, strerror(errno));
+		close(h->fd);
+		if (ret == 0) {
+			unlink(h->path);
+		}
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void handout_close(struct handout *h) {
+	if (h == NULL) {
+		return;
+	}
+	while (h->holds != NULL) {
+		hold_close(h->holds);
+	}
+	poller_remove(h->source);
+	close(h->fd);
+	unlink(h->path);
+	free(h);
+}
+
+static struct hold *find_hold(const struct handout *h, const char *seat) {
+	for (struct hold *c = h != NULL ? h->holds : NULL; c != NULL; c = c->next) {
+		if (c->seat[0] != '\0' && strcmp(c->seat, seat) == 0) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+void handout_end(struct handout *h, const char *seat) {
+	struct hold *c = find_hold(h, seat);
+	if (c != NULL) {
+		log_info("seat %s: its lease is no longer pid %d's", seat, (int)c->cred.pid);
+		hold_close(c);
+	}
+}
+
+pid_t handout_holder(const struct handout *h, const char *seat) {
+	const struct hold *c = find_hold(h, seat);
+	return c != NULL ? c->cred.pid : 0;
+}
