@@ -79,11 +79,16 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 
 int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, int *sock,
 		int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen) {
+	/* The seat's own process's socket, else the daemon's. */
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
+	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET ".%s",
+			runtime_dir, seat);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
 		snprintf(why, whylen, "runtime_dir %s is too long for a socket path", runtime_dir);
 		return CONTROL_FAILED;
+	}
+	if (access(addr.sun_path, F_OK) != 0) {
+		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
 	}
 	long long deadline = now_ms() + timeout_ms;
 	for (;;) {

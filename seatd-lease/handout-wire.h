@@ -16,6 +16,9 @@
  *            "STATUS\nWHY\n"          (STATUS: an exit status of
  *                                      control.h, HANDOUT_NOT_READY: ask again)
  *
+ * The socket is runtime_dir/handout; a seat run in a process of its own
+ * (`seatd-lease seat NAME`) has runtime_dir/handout.NAME, asked first.
+ *
  * After a lease, the connection is the hold: the lease is its holder's as
  * long as the connection is open anywhere (an X server that inherits it
  * holds it), and back with the daemon when it closes.

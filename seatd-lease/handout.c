@@ -157,10 +157,10 @@ static void accept_hold(int fd, uint32_t events, void *data) {
 	}
 }
 
-struct handout *handout_open(struct poller *poller, const char *runtime_dir, handout_ask_fn ask,
-		handout_gone_fn gone, void *data) {
+struct handout *handout_open(struct poller *poller, const char *runtime_dir, const char *name,
+		handout_ask_fn ask, handout_gone_fn gone, void *data) {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
+	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/%s", runtime_dir, name);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
 		log_error("handout: runtime_dir %s is too long for a socket path", runtime_dir);
 		return NULL;

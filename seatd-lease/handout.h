@@ -25,9 +25,11 @@ typedef void (*handout_gone_fn)(void *data, const char *seat);
 
 struct handout;
 
-/* Creates the socket; NULL, logged, on failure (nothing is left). */
-struct handout *handout_open(struct poller *poller, const char *runtime_dir, handout_ask_fn ask,
-		handout_gone_fn gone, void *data);
+/* Creates the socket runtime_dir/name (HANDOUT_SOCKET, or, for one seat's
+ * own process, HANDOUT_SOCKET.NAME: handout-wire.h); NULL, logged, on
+ * failure (nothing is left). */
+struct handout *handout_open(struct poller *poller, const char *runtime_dir, const char *name,
+		handout_ask_fn ask, handout_gone_fn gone, void *data);
 /* Closes every connection (gone is not called) and the socket, removes it. */
 void handout_close(struct handout *h);
 /* Ends seat's hold, if any: its connection is closed; gone is not called.

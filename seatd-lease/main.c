@@ -13,6 +13,7 @@
 #include "log.h"
 #include "supervisor.h"
 #include "values.h"
+#include "xserver-cmd.h"
 
 #define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
 
@@ -44,6 +45,8 @@ static void usage(FILE *out) {
 		"  start|stop|restart NAME\n"
 		"                 start, stop or restart one seat of the running daemon\n"
 		"  reload         have the running daemon read the seat map again\n"
+		"  xserver ARGS   a display manager's X server command: on a display\n"
+		"                 manager's seat (-seat seat-NAME), Xorg on the seat's lease\n"
 		"\n"
 		"Options:\n"
 		"  -c, --config FILE  the seat map (default " DEFAULT_CONFIG ")\n"
@@ -269,6 +272,8 @@ int main(int argc, char *argv[]) {
 		return run_identify(nargs, args);
 	} else if (strcmp(command, "assign") == 0) {
 		return run_assign(o.config, o.config_given, nargs, args);
+	} else if (strcmp(command, "xserver") == 0) {
+		return cmd_xserver(o.config, nargs, args);
 	} else if (is_control(command)) {
 		return run_control(o.config, command, nargs, args);
 	}

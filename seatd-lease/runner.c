@@ -152,9 +152,50 @@ static void end_seat_run(struct runner *r, bool loop_ended) {
 	runner_release_inputs(r, loop_ended);
 }
 
+/* Has udev assign the seat's devices (and make it a logind seat): 1 when
+ * under way, 0 when there is nothing to wait for. user owns its input
+ * devices. */
+static int assign_inputs(struct runner *r, const char *user) {
+	const struct seat_config *c = r->seat.config;
+	/* Also without inputs: its devices =, and its logind seat. */
+	if (r->inputs_assigned || (c->n_inputs == 0 && c->n_devices == 0 &&
+			!logind_seats_wanted(r->map))) {
+		return 0;
+	}
+	/* Its devices are the seat's again, whatever udev has made of the
+	 * release so far. */
+	input_op_cancel(r->releasing);
+	r->releasing = NULL;
+	/* A seat without its devices is still a screen: go on, and say so. */
+	char why[512];
+	r->assigning = input_assign_start(r->env->poller, c, user, logind_seats_wanted(r->map),
+			INPUT_TIMEOUT_MS, inputs_assigned, r, why, sizeof(why));
+	if (r->assigning == NULL) {
+		log_error("seat %s: cannot assign its input devices: %s; starting it without "
+				"them", c->name, why);
+		return 0;
+	}
+	r->inputs_assigned = true;
+	return 1;
+}
+
+/* A display manager's seat: no user, no display of ours; its directory and
+ * its input devices are root's (its X server runs as root). */
+static int prepare_dm(struct runner *r, char *err, size_t errlen) {
+	join_cgroup(r);
+	if (runtime_seat_prepare(r->map->runtime_dir, r->seat.config->name, 0, 0,
+			r->map->seat_runtime_size, err, errlen) != 0) {
+		return -1;
+	}
+	return assign_inputs(r, "root");
+}
+
 static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 	struct runner *r = runner_of(seat);
 	const struct seat_config *c = seat->config;
+	if (c->display_manager) {
+		return prepare_dm(r, err, errlen);
+	}
 	if (!r->have_user) {
 		if (!seat_user_lookup(c->user, &r->user, err, errlen)) {
 			return -1;
@@ -168,27 +209,7 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 			errlen) != 0) {
 		return -1;
 	}
-	/* Also without inputs: its devices =, and its logind seat. */
-	if (!r->inputs_assigned && (c->n_inputs > 0 || c->n_devices > 0 ||
-			logind_seats_wanted(r->map))) {
-		/* Its devices are the seat's again, whatever udev has made of the
-		 * release so far. */
-		input_op_cancel(r->releasing);
-		r->releasing = NULL;
-		/* A seat without its devices is still a screen: go on, and say so. */
-		char why[512];
-		r->assigning = input_assign_start(r->env->poller, c, r->user.name,
-				logind_seats_wanted(r->map), INPUT_TIMEOUT_MS,
-				inputs_assigned, r, why, sizeof(why));
-		if (r->assigning == NULL) {
-			log_error("seat %s: cannot assign its input devices: %s; starting it without "
-					"them", c->name, why);
-		} else {
-			r->inputs_assigned = true;
-			return 1;
-		}
-	}
-	return 0;
+	return assign_inputs(r, r->user.name);
 }
 
 static void op_cancel_prepare(struct seat *seat) {
@@ -198,6 +219,9 @@ static void op_cancel_prepare(struct seat *seat) {
 }
 
 static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	if (seat->config->display_manager) {
+		return runner_dm_offer(runner_of(seat), err, errlen);
+	}
 	return runner_spawn_xserver(runner_of(seat), err, errlen);
 }
 
@@ -207,6 +231,11 @@ static int op_start_session(struct seat *seat, char *err, size_t errlen) {
 
 static void op_kill(struct seat *seat, int signo) {
 	struct runner *r = runner_of(seat);
+	if (seat->config->display_manager) {
+		/* Not a process of ours: its hold ends, and with it the lease. */
+		runner_dm_end(r);
+		return;
+	}
 	/* Each child leads its own process group (setsid): stop the group. */
 	if (seat->session_alive && r->session.pid > 0) {
 		kill(-r->session.pid, signo);
@@ -237,7 +266,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 	} else {
 		log_printf(level, "seat %s: %s -> %s", name, seat_state_name(old), state);
 	}
-	if (seat->state == SEAT_RUNNING) {
+	if (seat->state == SEAT_RUNNING && !seat->config->display_manager) {
 		/* What a restarted daemon needs to take the seat over. */
 		runner_record(r);
 	}
@@ -302,6 +331,10 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 }
 
 void runner_destroy(struct runner *r) {
+	if (r->seat.config->display_manager && r->env->handout != NULL) {
+		handout_end(r->env->handout, r->seat.config->name);
+	}
+	runner_dm_cancel(r);
 	lessor_link_release(r->env->link, r->seat.lease);
 	runner_stop_watching_ready(r);
 	input_op_cancel(r->assigning);
@@ -331,7 +364,9 @@ void runner_status(const struct runner *r, const struct input_nodes *all,
 		struct seat_status *s, char ***inputs, char ***devices) {
 	*inputs = input_nodes_of(all, runner_name(r));
 	*devices = input_device_nodes_of(all, runner_name(r));
-	status_of_seat(s, &r->seat, r->xserver.pid, r->session.pid, *inputs, poller_now_ms(),
+	/* A display manager's seat: its X server is the lease's holder. */
+	pid_t xserver = r->seat.config->display_manager ? r->dm_holder : r->xserver.pid;
+	status_of_seat(s, &r->seat, xserver, r->session.pid, *inputs, poller_now_ms(),
 			time(NULL));
 	status_set_devices(s, *devices);
 }

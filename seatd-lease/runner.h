@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "display.h"
+#include "handout.h"
 #include "input.h"
 #include "lessor-link.h"
 #include "poller.h"
@@ -28,6 +29,8 @@ struct runner_env {
 	struct poller *poller;
 	struct lessor_link *link;
 	struct cgroups *cgroups; /* NULL: the seats have no cgroups */
+	/* Where display managers' seats hand out their leases; NULL: nowhere. */
+	struct handout *handout;
 	/* After every state change of the runner's seat. */
 	void (*changed)(void *data);
 	void *data;
@@ -79,6 +82,10 @@ struct runner {
 	int cgroup_procs;
 	struct display_hold display; /* its display's names, held from its first start */
 	uint64_t fingerprint; /* of its settings, for its record (runner-adopt.c); 0: not yet */
+	/* A display manager's seat (runner-dm.c): who holds its lease (0:
+	 * nobody), and the loop's next turn when it has news for the seat. */
+	pid_t dm_holder;
+	struct poller_source *dm_defer;
 };
 
 /* Whether the seat is idle (stopped or failed) and done with its input
@@ -115,6 +122,24 @@ void runner_stop_watching_ready(struct runner *r);
  * pids_adopt; session_pidfd -1: none), now the runner's. */
 void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,
 		int session_pidfd);
+
+/* runner-dm.c: a display manager's seat (session = display-manager). */
+
+/* In place of spawning an X server: writes its xorg.conf and offers the
+ * lease on the hand-out; the seat runs on the loop's next turn. -1 with
+ * err. */
+int runner_dm_offer(struct runner *r, char *err, size_t errlen);
+/* In place of killing the X server: ends the hold (the caller releases the
+ * lease); the seat hears that its X server ended on the loop's next turn. */
+void runner_dm_end(struct runner *r);
+/* Drops what runner_dm_offer or runner_dm_end left for the next turn. */
+void runner_dm_cancel(struct runner *r);
+/* A hand-out request from pid (handout_ask_fn): the lease and the path of
+ * its xorg.conf, or why not. */
+int runner_dm_ask(struct runner *r, pid_t pid, int *fd, char *conf, size_t conflen, char *why,
+		size_t whylen);
+/* The holder let go (handout_gone_fn): the lease is wiped for the next. */
+void runner_dm_gone(struct runner *r);
 
 /* runner-adopt.c: surviving the daemon. */
 

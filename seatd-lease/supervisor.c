@@ -9,6 +9,8 @@
 #include "commands.h"
 #include "control.h"
 #include "fleet.h"
+#include "handout-wire.h"
+#include "handout.h"
 #include "input.h"
 #include "lessor-link.h"
 #include "log.h"
@@ -42,6 +44,26 @@ struct supervisor {
 	 * for the next run to adopt, and nothing of theirs is undone. */
 	bool detached;
 };
+
+/* --- the hand-out of display managers' seats' leases (handout.h) --- */
+
+static int handout_ask(void *data, const char *seat, pid_t pid, int *fd, char *conf,
+		size_t conflen, char *why, size_t whylen) {
+	struct fleet *fleet = data;
+	struct runner *r = fleet_find(fleet, seat);
+	if (r == NULL) {
+		snprintf(why, whylen, "no seat %s in %s", seat, fleet->map->path);
+		return CONTROL_NO_SEAT;
+	}
+	return runner_dm_ask(r, pid, fd, conf, conflen, why, whylen);
+}
+
+static void handout_gone(void *data, const char *seat) {
+	struct runner *r = fleet_find(data, seat);
+	if (r != NULL) {
+		runner_dm_gone(r);
+	}
+}
 
 static void seat_changed(void *data) {
 	fleet_changed(data);
@@ -148,6 +170,9 @@ static int setup(struct supervisor *sup, struct seatmap *map, bool single) {
 
 static void teardown(struct supervisor *sup) {
 	control_close(sup->control);
+	/* No holder keeps a seat's lease past here (the runners end theirs). */
+	handout_close(sup->fleet.env.handout);
+	sup->fleet.env.handout = NULL;
 	input_watch_destroy(sup->inputs);
 	if (sup->detached) {
 		/* Every seat as it is, its record up to date: the next run's. */
@@ -263,6 +288,8 @@ int supervisor_run(struct seatmap *map) {
 	input_check_overlaps(map);
 	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group,
 			commands_handle, &sup.fleet);
+	sup.fleet.env.handout = handout_open(sup.poller, map->runtime_dir, HANDOUT_SOCKET,
+			handout_ask, handout_gone, &sup.fleet);
 	for (size_t i = 0; i < sup.fleet.n_runners; i++) {
 		seat_start(&sup.fleet.runners[i]->seat);
 	}
@@ -326,6 +353,12 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 	lessor_link_connect(sup.link);
 	if (sup.fatal) {
 		goto out;
+	}
+	if (config->display_manager) {
+		char socket_name[300];
+		snprintf(socket_name, sizeof(socket_name), HANDOUT_SOCKET ".%s", name);
+		sup.fleet.env.handout = handout_open(sup.poller, map->runtime_dir, socket_name,
+				handout_ask, handout_gone, &sup.fleet);
 	}
 	seat_start(&r->seat);
 	notify_ready();

@@ -189,7 +189,7 @@ static void leases_go_out_and_come_back(void **state) {
 	assert_int_equal(pipe(out), 0);
 	assert_int_equal(pipe(hold), 0);
 	struct world w = {.lease_fd = lease[1]};
-	struct handout *h = handout_open(poller, dir, ask, gone, &w);
+	struct handout *h = handout_open(poller, dir, HANDOUT_SOCKET, ask, gone, &w);
 	assert_non_null(h);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/" HANDOUT_SOCKET, dir);
