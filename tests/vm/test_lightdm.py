@@ -278,3 +278,112 @@ def test_xdmcp_login_on_every_seat(rig):
         stop_daemon(rig)
     # The seats' X servers are gone, and with them bob's session.
     rig.wait_until("! pgrep -u bob -x xev", timeout=30)
+
+
+def dm_map(seats):
+    """Display managers' seats (issue 15): leased from LightDM's X server,
+    their X servers started by LightDM through `seatd-lease xserver`."""
+    lines = ["[general]", "lessor = x11", "display = :0", "xauthority = %s" % LIGHTDM_XAUTHORITY,
+             "runtime_dir = %s" % RUNTIME_DIR, "", "[seat:*]", "mode = 1024x768",
+             "session = display-manager"]
+    for name, head in seats:
+        lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
+                  "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
+                                               rigmod.pointer_id_path(head))]
+    return "\n".join(lines) + "\n"
+
+
+def seat_xserver(r, seat):
+    """(pid, display) of the X server running for logind seat seat-NAME, or
+    None."""
+    out = r.run("ps -eo pid=,args= | grep -- '-seat seat-%s' | grep -v grep || true"
+                % seat).stdout
+    for line in out.splitlines():
+        words = line.split()
+        for w in words[1:]:
+            if w.startswith(":") and w[1:].isdigit() and "-masterfd" in words:
+                return int(words[0]), w
+    return None
+
+
+def wait_seat_xserver(r, seat, timeout=90):
+    deadline = time.monotonic() + timeout
+    while seat_xserver(r, seat) is None:
+        assert time.monotonic() < deadline, "no X server for seat-%s in %ds:\n%s\n%s" % (
+            seat, timeout, r.run("ps -eo pid,args | grep -i xorg; cat /var/log/lightdm/x-*.log",
+                                 check=False).stdout[-3000:], lightdm_log(r)[-3000:])
+        time.sleep(0.5)
+    return seat_xserver(r, seat)
+
+
+def session_of(r, user):
+    """loginctl show-session's properties of user's graphical session."""
+    out = r.run("for s in $(loginctl list-sessions --no-legend | awk '$3 == \"%s\" {print $1}');"
+                " do loginctl show-session $s; echo; done" % user).stdout
+    for block in out.split("\n\n"):
+        props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
+        if props.get("Type") == "x11":
+            return props
+    return {}
+
+
+def test_display_manager_seats(rig):
+    """LightDM runs its own greeter on each seat (session = display-manager):
+    logind shows the seats, LightDM starts `seatd-lease xserver` for each,
+    which runs Xorg on the seat's lease; a login on a seat is a local,
+    active session on that seat."""
+    conf = "/etc/lightdm/lightdm.conf.d/70-seatd-lease.conf"
+    rig.write_file(conf, ("[Seat:seat-lab-*]\nxserver-command=%s xserver\n" % BIN).encode())
+    restart_lightdm(rig)
+    start_daemon(rig, dm_map([("lab-2", 2), ("lab-3", 3)]), 2)
+    try:
+        xservers = {}
+        for seat, head in (("lab-2", 2), ("lab-3", 3)):
+            xservers[seat] = wait_seat_xserver(rig, seat)
+            wait_greeter(rig, xservers[seat][1])
+            assert_greeter_shown(rig, head)
+        st = status_json(rig)
+        for seat in ("lab-2", "lab-3"):
+            assert st[seat]["state"] == "running", st[seat]
+            assert st[seat]["xserver_pid"] == xservers[seat][0], (st[seat], xservers)
+        assert_greeter_shown(rig, 1)
+
+        # Typed on head 3's keyboard: bob logs in on lab-3, and only there.
+        log_in(rig, 3, "bob")
+        assert_head(rig, 3, USERS["bob"])
+        env = session_env(rig, "bob")
+        assert env["DISPLAY"].endswith(xservers["lab-3"][1]), env
+        props = session_of(rig, "bob")
+        assert (props.get("Seat"), props.get("Active"), props.get("Remote")) == (
+            "seat-lab-3", "yes", "no"), props
+        assert_greeter_shown(rig, 2)
+
+        # A logout brings the greeter back on lab-3; lab-2 never noticed.
+        rig.run("pkill -u bob -x xev")
+        rig.wait_until("! pgrep -u bob -x xev", timeout=30)
+        again = wait_seat_xserver(rig, "lab-3")
+        wait_greeter(rig, again[1])
+        assert_greeter_shown(rig, 3)
+        assert seat_xserver(rig, "lab-2") == xservers["lab-2"]
+
+        # LightDM's restart: every seat's greeter comes back.
+        restart_lightdm(rig)
+        for seat, head in (("lab-2", 2), ("lab-3", 3)):
+            xservers[seat] = wait_seat_xserver(rig, seat)
+            wait_greeter(rig, xservers[seat][1])
+            assert_greeter_shown(rig, head)
+    finally:
+        stop_daemon(rig)
+        rig.run("rm -f %s" % conf)
+    # LightDM's seats go with seatd-lease's: no X server on a lease, no
+    # logind seat, no rules; the outputs are the primary's again.
+    rig.wait_until("! pgrep -f -- '-seat seat-lab'", timeout=60)
+    deadline = time.monotonic() + 30
+    while rig.run("loginctl --no-legend list-seats").stdout.split() != ["seat0"]:
+        assert time.monotonic() < deadline, rig.run("loginctl list-seats").stdout
+        time.sleep(0.5)
+    assert rig.run("ls -A /run/udev/rules.d 2>/dev/null | grep seatd-lease || true").stdout == ""
+    outputs = rig.run("DISPLAY=:0 XAUTHORITY=%s xrandr" % LIGHTDM_XAUTHORITY).stdout
+    for head in (2, 3):
+        assert "Virtual-%d connected" % head in outputs, outputs
+    restart_lightdm(rig)
