@@ -10,6 +10,7 @@
 #include "control.h"
 #include "handout-client.h"
 #include "handout-wire.h"
+#include "xalloc.h"
 
 /* Between two asks while the seat is not ready. */
 #define RETRY_MS 200
@@ -22,7 +23,7 @@ static long long now_ms(void) {
 
 /* One ask: 0, a status, with *sock open only on 0. */
 static int ask_once(const struct sockaddr_un *addr, const char *seat, long long deadline,
-		int *sock, int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen) {
+		int *sock, int *lease_fd, char **conf, char *why, size_t whylen) {
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(why, whylen, "socket: %s", strerror(errno));
@@ -35,7 +36,7 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 				"seatd-lease.service running?", addr->sun_path, strerror(e));
 		return e == ENOENT || e == ECONNREFUSED ? CONTROL_NO_DAEMON : CONTROL_FAILED;
 	}
-	char msg[HANDOUT_MSG_MAX];
+	static char msg[HANDOUT_MSG_MAX + 1];
 	int n = snprintf(msg, sizeof(msg), "lease %s\n", seat);
 	if (n < 0 || (size_t)n >= sizeof(msg) || handout_send(fd, msg, (size_t)n, -1) != 0) {
 		snprintf(why, whylen, "cannot send the request to %s: %s", addr->sun_path,
@@ -53,12 +54,13 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	int got;
 	ssize_t len = handout_recv(fd, msg, sizeof(msg), &got);
 	int status;
-	if (len <= 0 || !handout_parse_reply(msg, (size_t)len, &status, conf, conflen)) {
+	const char *text;
+	size_t tlen;
+	if (len <= 0 || !handout_parse_reply(msg, (size_t)len, &status, &text, &tlen)) {
 		snprintf(why, whylen, "the daemon's answer on %s is not one", addr->sun_path);
 		status = CONTROL_FAILED;
 	} else if (status != 0) {
-		snprintf(why, whylen, "%s", conf);
-		conf[0] = '\0';
+		snprintf(why, whylen, "%.*s", (int)tlen, text);
 	} else if (got < 0) {
 		snprintf(why, whylen, "the daemon's answer on %s came without the lease",
 				addr->sun_path);
@@ -73,12 +75,13 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	}
 	*sock = fd;
 	*lease_fd = got;
+	*conf = xstrndup(text, tlen);
 	why[0] = '\0'; /* an earlier ask's reason to wait is over */
 	return 0;
 }
 
 int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, int *sock,
-		int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen) {
+		int *lease_fd, char **conf, char *why, size_t whylen) {
 	/* The seat's own process's socket, else the daemon's. */
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	int n = snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET ".%s",
@@ -92,8 +95,7 @@ int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, i
 	}
 	long long deadline = now_ms() + timeout_ms;
 	for (;;) {
-		int status = ask_once(&addr, seat, deadline, sock, lease_fd, conf, conflen, why,
-				whylen);
+		int status = ask_once(&addr, seat, deadline, sock, lease_fd, conf, why, whylen);
 		if (status != HANDOUT_NOT_READY) {
 			return status;
 		}

@@ -9,10 +9,11 @@
  * to give yet (HANDOUT_NOT_READY), up to timeout_ms. Returns 0 with *sock
  * (the hold: the lease is the caller's while it stays open, in the caller
  * or in what it execs; close-on-exec is set), *lease_fd (close-on-exec)
- * and conf; else an exit status of control.h (CONTROL_NO_DAEMON: no daemon
+ * and *conf (the X server's configuration, malloc'ed, maybe ""); else an
+ * exit status of control.h (CONTROL_NO_DAEMON: no daemon
  * answers there) with why, and nothing open.
  */
 int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, int *sock,
-		int *lease_fd, char *conf, size_t conflen, char *why, size_t whylen);
+		int *lease_fd, char **conf, char *why, size_t whylen);
 
 #endif

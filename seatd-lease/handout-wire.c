@@ -38,9 +38,10 @@ bool handout_parse_request(const char *buf, size_t len, char *seat, size_t seatl
 	return true;
 }
 
-bool handout_parse_reply(const char *buf, size_t len, int *status, char *text, size_t textlen) {
+bool handout_parse_reply(const char *buf, size_t len, int *status, const char **text,
+		size_t *textlen) {
 	const char *nl = memchr(buf, '\n', len);
-	if (nl == NULL || nl == buf || nl - buf > 3 || buf[len - 1] != '\n') {
+	if (nl == NULL || nl == buf || nl - buf > 3) {
 		return false;
 	}
 	int n = 0;
@@ -51,13 +52,20 @@ bool handout_parse_reply(const char *buf, size_t len, int *status, char *text, s
 		n = n * 10 + (*p - '0');
 	}
 	const char *t = nl + 1;
-	size_t tlen = (size_t)(buf + len - 1 - t);
-	if (memchr(t, '\n', tlen) != NULL || memchr(t, '\0', tlen) != NULL || tlen >= textlen) {
+	size_t tlen = (size_t)(buf + len - t);
+	if (memchr(t, '\0', tlen) != NULL) {
 		return false;
 	}
-	memcpy(text, t, tlen);
-	text[tlen] = '\0';
+	if (n != 0) {
+		/* One line, why. */
+		if (tlen == 0 || t[tlen - 1] != '\n' || memchr(t, '\n', tlen - 1) != NULL) {
+			return false;
+		}
+		tlen--;
+	}
 	*status = n;
+	*text = t;
+	*textlen = tlen;
 	return true;
 }
 

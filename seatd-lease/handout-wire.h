@@ -11,8 +11,10 @@
  * most HANDOUT_MSG_MAX bytes:
  *
  *   request  "lease NAME\n"           (a seat of the map)
- *   reply    "0\nCONF\n" + lease fd   (CONF: the seat's X server
- *                                      configuration file, or empty)
+ *   reply    "0\n" CONF + lease fd    (CONF: the text of the seat's X
+ *                                      server configuration, any lines, or
+ *                                      none; the holder's own to write where
+ *                                      its X server reads it)
  *            "STATUS\nWHY\n"          (STATUS: an exit status of
  *                                      control.h, HANDOUT_NOT_READY: ask again)
  *
@@ -25,16 +27,18 @@
  */
 
 #define HANDOUT_SOCKET "handout"
-#define HANDOUT_MSG_MAX 4096
+#define HANDOUT_MSG_MAX 65536
 /* The seat has no lease to give yet (starting, waiting for its outputs). */
 #define HANDOUT_NOT_READY 6
 
 /* The seat NAME of a request, into seat; false if buf (len bytes) is not
  * one. Pure. */
 bool handout_parse_request(const char *buf, size_t len, char *seat, size_t seatlen);
-/* A reply's status and text (its second line, without the newline); false
- * if buf is not a reply. Pure. */
-bool handout_parse_reply(const char *buf, size_t len, int *status, char *text, size_t textlen);
+/* A reply's status and text (in buf): for status 0 everything after the
+ * first line, else the second line without its newline; false if buf is
+ * not a reply. Pure. */
+bool handout_parse_reply(const char *buf, size_t len, int *status, const char **text,
+		size_t *textlen);
 
 /* Sends one message, with fd (unless fd < 0); -1 with errno. */
 int handout_send(int sock, const char *msg, size_t len, int fd);

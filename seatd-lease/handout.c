@@ -50,27 +50,35 @@ static void hold_close(struct hold *c) {
 	free(c);
 }
 
-static void reply(struct hold *c, int status, const char *text, int fd) {
-	char msg[HANDOUT_MSG_MAX];
-	int n = snprintf(msg, sizeof(msg), "%d\n%s\n", status, text);
-	if (n < 0 || (size_t)n >= sizeof(msg)) {
-		n = snprintf(msg, sizeof(msg), "%d\n(the reply was too long)\n", CONTROL_FAILED);
+/* Sends status and text (for 0, the configuration as it is; else why, a
+ * line); false if it could not. */
+static bool reply(struct hold *c, int status, const char *text, int fd) {
+	char *msg = NULL;
+	int n = status == 0 ? asprintf(&msg, "0\n%s", text) : asprintf(&msg, "%d\n%s\n", status,
+			text);
+	if (n < 0) {
+		abort();
 	}
-	if (handout_send(c->fd, msg, (size_t)n, fd) != 0) {
-		log_info("handout: cannot answer pid %d: %s", (int)c->cred.pid, strerror(errno));
+	bool ok = (size_t)n <= HANDOUT_MSG_MAX && handout_send(c->fd, msg, (size_t)n, fd) == 0;
+	if (!ok) {
+		log_warning("handout: cannot answer pid %d: %s", (int)c->cred.pid,
+				(size_t)n > HANDOUT_MSG_MAX ? "the X server's configuration is over 64 KiB"
+				: strerror(errno));
 	}
+	free(msg);
+	return ok;
 }
 
 /* The first message: a request, answered; a grant keeps the connection. */
 static bool take_request(struct hold *c, const char *buf, size_t len) {
-	char seat[SEAT_NAME_MAX], why[1024] = "", conf[1024] = "";
+	char seat[SEAT_NAME_MAX], why[1024] = "";
 	if (!handout_parse_request(buf, len, seat, sizeof(seat))) {
 		reply(c, CONTROL_USAGE, "not a request: send 'lease NAME'", -1);
 		return false;
 	}
 	int fd = -1;
-	int status = c->h->ask(c->h->data, seat, c->cred.pid, &fd, conf, sizeof(conf), why,
-			sizeof(why));
+	const char *conf = NULL;
+	int status = c->h->ask(c->h->data, seat, c->cred.pid, &fd, &conf, why, sizeof(why));
 	if (status != 0) {
 		if (status != HANDOUT_NOT_READY) {
 			log_info("handout: pid %d asked for seat %s: %s", (int)c->cred.pid, seat, why);
@@ -78,7 +86,11 @@ static bool take_request(struct hold *c, const char *buf, size_t len) {
 		reply(c, status, why, -1);
 		return false;
 	}
-	reply(c, 0, conf, fd);
+	if (!reply(c, 0, conf != NULL ? conf : "", fd)) {
+		/* Never handed out: the seat's holder is not this one. */
+		c->h->gone(c->h->data, seat);
+		return false;
+	}
 	snprintf(c->seat, sizeof(c->seat), "%s", seat);
 	poller_timer_arm(c->timer, 0);
 	log_info("seat %s: lease handed out to pid %d", seat, (int)c->cred.pid);
@@ -87,7 +99,7 @@ static bool take_request(struct hold *c, const char *buf, size_t len) {
 
 static void hold_event(int fd, uint32_t events, void *data) {
 	struct hold *c = data;
-	char buf[HANDOUT_MSG_MAX];
+	char buf[SEAT_NAME_MAX + 16]; /* a request; anything longer is not one */
 	int got = -1;
 	ssize_t n = (events & EPOLLIN) ? handout_recv(fd, buf, sizeof(buf), &got) : 0;
 	if (got >= 0) {

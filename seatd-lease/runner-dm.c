@@ -7,7 +7,6 @@
 #include "handout-wire.h"
 #include "log.h"
 #include "runner.h"
-#include "runtime.h"
 #include "xorgconf.h"
 
 /*
@@ -34,13 +33,8 @@ int runner_dm_offer(struct runner *r, char *err, size_t errlen) {
 		snprintf(err, errlen, "cannot read xorg_conf %s: %s", c->xorg_conf, strerror(errno));
 		return -1;
 	}
-	/* Root's alone: the display manager's X server runs as root. */
-	int ret = runtime_write_file(r->paths.dir, SEAT_XORG_CONF, conf, strlen(conf), 0600, 0, 0);
-	free(conf);
-	if (ret != 0) {
-		snprintf(err, errlen, "cannot write %s: %s", r->paths.xorg_conf, strerror(errno));
-		return -1;
-	}
+	free(r->dm_conf);
+	r->dm_conf = conf;
 	r->dm_defer = poller_defer(r->env->poller, offered, r);
 	if (r->dm_defer == NULL) {
 		snprintf(err, errlen, "cannot defer to the event loop: %s", strerror(errno));
@@ -75,9 +69,11 @@ void runner_dm_end(struct runner *r) {
 void runner_dm_cancel(struct runner *r) {
 	poller_remove(r->dm_defer);
 	r->dm_defer = NULL;
+	free(r->dm_conf);
+	r->dm_conf = NULL;
 }
 
-int runner_dm_ask(struct runner *r, pid_t pid, int *fd, char *conf, size_t conflen, char *why,
+int runner_dm_ask(struct runner *r, pid_t pid, int *fd, const char **conf, char *why,
 		size_t whylen) {
 	const char *name = r->seat.config->name;
 	if (!r->seat.config->display_manager) {
@@ -98,7 +94,7 @@ int runner_dm_ask(struct runner *r, pid_t pid, int *fd, char *conf, size_t confl
 	}
 	r->dm_holder = pid;
 	*fd = r->seat.lease->fd;
-	snprintf(conf, conflen, "%s", r->paths.xorg_conf);
+	*conf = r->dm_conf;
 	r->env->changed(r->env->data);
 	return 0;
 }

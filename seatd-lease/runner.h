@@ -86,6 +86,7 @@ struct runner {
 	 * nobody), and the loop's next turn when it has news for the seat. */
 	pid_t dm_holder;
 	struct poller_source *dm_defer;
+	char *dm_conf; /* its X server's configuration, while offered */
 };
 
 /* Whether the seat is idle (stopped or failed) and done with its input
@@ -125,9 +126,10 @@ void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, p
 
 /* runner-dm.c: a display manager's seat (session = display-manager). */
 
-/* In place of spawning an X server: writes its xorg.conf and offers the
- * lease on the hand-out; the seat runs on the loop's next turn. -1 with
- * err. */
+/* In place of spawning an X server: makes its xorg.conf (sent with the
+ * lease: the display manager's X server may not see our seat directory,
+ * which our mount namespace alone may have) and offers the lease on the
+ * hand-out; the seat runs on the loop's next turn. -1 with err. */
 int runner_dm_offer(struct runner *r, char *err, size_t errlen);
 /* In place of killing the X server: ends the hold (the caller releases the
  * lease); the seat hears that its X server ended on the loop's next turn. */
@@ -136,7 +138,7 @@ void runner_dm_end(struct runner *r);
 void runner_dm_cancel(struct runner *r);
 /* A hand-out request from pid (handout_ask_fn): the lease and the path of
  * its xorg.conf, or why not. */
-int runner_dm_ask(struct runner *r, pid_t pid, int *fd, char *conf, size_t conflen, char *why,
+int runner_dm_ask(struct runner *r, pid_t pid, int *fd, const char **conf, char *why,
 		size_t whylen);
 /* The holder let go (handout_gone_fn): the lease is wiped for the next. */
 void runner_dm_gone(struct runner *r);

@@ -47,15 +47,15 @@ struct supervisor {
 
 /* --- the hand-out of display managers' seats' leases (handout.h) --- */
 
-static int handout_ask(void *data, const char *seat, pid_t pid, int *fd, char *conf,
-		size_t conflen, char *why, size_t whylen) {
+static int handout_ask(void *data, const char *seat, pid_t pid, int *fd, const char **conf,
+		char *why, size_t whylen) {
 	struct fleet *fleet = data;
 	struct runner *r = fleet_find(fleet, seat);
 	if (r == NULL) {
 		snprintf(why, whylen, "no seat %s in %s", seat, fleet->map->path);
 		return CONTROL_NO_SEAT;
 	}
-	return runner_dm_ask(r, pid, fd, conf, conflen, why, whylen);
+	return runner_dm_ask(r, pid, fd, conf, why, whylen);
 }
 
 static void handout_gone(void *data, const char *seat) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -103,23 +104,32 @@ int cmd_xserver(const char *config, int nargs, char **args) {
 		return 1;
 	}
 	int sock, lease_fd;
-	char conf[1024], why[1024];
+	char *conf, why[1024];
 	int status = handout_request(map->runtime_dir, seat->name, LEASE_WAIT_MS, &sock, &lease_fd,
-			conf, sizeof(conf), why, sizeof(why));
+			&conf, why, sizeof(why));
 	if (status != 0) {
 		fprintf(stderr, "seatd-lease xserver: seat %s: %s\n", seat->name, why);
 		seatmap_free(map);
 		return status;
 	}
-	/* Both go to the X server: the lease, and the hold, which ends when
-	 * the X server does (and whatever it started that kept it). */
-	if (fcntl(sock, F_SETFD, 0) != 0 || fcntl(lease_fd, F_SETFD, 0) != 0) {
-		fprintf(stderr, "seatd-lease xserver: seat %s: fcntl: %s\n", seat->name,
-				strerror(errno));
+	/* The configuration where the X server alone reads it: no file
+	 * anywhere, nothing left behind. */
+	int conf_fd = memfd_create("seatd-lease-xorg.conf", 0);
+	size_t len = strlen(conf);
+	bool written = conf_fd >= 0 && write(conf_fd, conf, len) == (ssize_t)len;
+	free(conf);
+	/* All three go to the X server: the lease, its configuration, and the
+	 * hold, which ends when the X server does (and whatever it started
+	 * that kept it). */
+	if (!written || fcntl(sock, F_SETFD, 0) != 0 || fcntl(lease_fd, F_SETFD, 0) != 0) {
+		fprintf(stderr, "seatd-lease xserver: seat %s: cannot pass its X server's "
+				"configuration: %s\n", seat->name, strerror(errno));
 		seatmap_free(map);
 		return 1;
 	}
-	char **argv = xserver_dm_argv(map, seat, nargs, args, lease_fd, conf);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", conf_fd);
+	char **argv = xserver_dm_argv(map, seat, nargs, args, lease_fd, path);
 	execv(argv[0], argv);
 	fprintf(stderr, "seatd-lease xserver: seat %s: cannot run %s: %s\n", seat->name, argv[0],
 			strerror(errno));

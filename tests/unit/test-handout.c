@@ -39,26 +39,30 @@ static void requests_parse(void **state) {
 
 static void replies_parse(void **state) {
 	(void)state;
-	char text[32];
+	const char *text;
+	size_t len;
 	int status = -1;
-	assert_true(handout_parse_reply("0\n/run/x.conf\n", 14, &status, text, sizeof(text)));
+	/* 0: the configuration, every line of it, as it is. */
+	const char *conf = "0\nSection \"Device\"\n\tDriver \"modesetting\"\nEndSection\n";
+	assert_true(handout_parse_reply(conf, strlen(conf), &status, &text, &len));
 	assert_int_equal(status, 0);
-	assert_string_equal(text, "/run/x.conf");
-	assert_true(handout_parse_reply("6\n\n", 3, &status, text, sizeof(text)));
+	assert_int_equal(len, strlen(conf) - 2);
+	assert_memory_equal(text, conf + 2, len);
+	assert_true(handout_parse_reply("0\n", 2, &status, &text, &len));
+	assert_int_equal(len, 0);
+	/* Else why, one line. */
+	assert_true(handout_parse_reply("6\nnot yet\n", 10, &status, &text, &len));
 	assert_int_equal(status, HANDOUT_NOT_READY);
-	assert_string_equal(text, "");
-	const char *bad[] = {"0", "\nx\n", "x\ny\n", "0\na\nb\n", "1234\nx\n", "0\nno newline"};
+	assert_int_equal(len, 7);
+	assert_memory_equal(text, "not yet", 7);
+	const char *bad[] = {"0", "\nx\n", "x\ny\n", "1\na\nb\n", "1234\nx\n", "1\nno newline",
+			"5\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (handout_parse_reply(bad[i], strlen(bad[i]), &status, text, sizeof(text))) {
+		if (handout_parse_reply(bad[i], strlen(bad[i]), &status, &text, &len)) {
 			fail_msg("'%s' taken for a reply", bad[i]);
 		}
 	}
-	char longer[64];
-	memset(longer, 'a', sizeof(longer));
-	longer[0] = '0';
-	longer[1] = '\n';
-	longer[63] = '\n';
-	assert_false(handout_parse_reply(longer, sizeof(longer), &status, text, sizeof(text)));
+	assert_false(handout_parse_reply("0\na\0b", 5, &status, &text, &len));
 }
 
 static void a_message_carries_one_fd(void **state) {
@@ -104,8 +108,8 @@ struct world {
 	int gone_calls;
 };
 
-static int ask(void *data, const char *seat, pid_t pid, int *fd, char *conf, size_t conflen,
-		char *why, size_t whylen) {
+static int ask(void *data, const char *seat, pid_t pid, int *fd, const char **conf, char *why,
+		size_t whylen) {
 	struct world *w = data;
 	(void)pid;
 	if (strcmp(seat, "b") == 0 && ++w->b_asks <= 2) {
@@ -117,7 +121,7 @@ static int ask(void *data, const char *seat, pid_t pid, int *fd, char *conf, siz
 		return CONTROL_NO_SEAT;
 	}
 	*fd = w->lease_fd;
-	snprintf(conf, conflen, "/run/seatd-lease/%s/xorg.conf", seat);
+	*conf = strcmp(seat, "a") == 0 ? "Section \"Device\"\nEndSection\n" : NULL;
 	return 0;
 }
 
@@ -135,10 +139,9 @@ static pid_t client(const char *dir, const char *seat, int out, int hold) {
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int sock = -1, lease = -1;
-		char conf[256] = "", why[256] = "", line[600];
-		int status = handout_request(dir, seat, 5000, &sock, &lease, conf, sizeof(conf), why,
-				sizeof(why));
-		int n = snprintf(line, sizeof(line), "%d %s|%s", status, conf, why);
+		char *conf = NULL, why[256] = "", line[600];
+		int status = handout_request(dir, seat, 5000, &sock, &lease, &conf, why, sizeof(why));
+		int n = snprintf(line, sizeof(line), "%d %s|%s", status, conf != NULL ? conf : "", why);
 		if (write(out, line, (size_t)n) != n || (status == 0 && write(lease, "L", 1) != 1)) {
 			_exit(2);
 		}
@@ -213,7 +216,7 @@ static void leases_go_out_and_come_back(void **state) {
 	pid_t pid = client(dir, "a", out[1], hold[0]);
 	dispatch_until(poller, out[0]);
 	read_line(out[0], line, sizeof(line));
-	assert_string_equal(line, "0 /run/seatd-lease/a/xorg.conf|");
+	assert_string_equal(line, "0 Section \"Device\"\nEndSection\n|");
 	char c;
 	assert_int_equal(read(lease[0], &c, 1), 1);
 	assert_int_equal(c, 'L');
@@ -234,7 +237,7 @@ static void leases_go_out_and_come_back(void **state) {
 	pid = client(dir, "b", out[1], hold[0]);
 	dispatch_until(poller, out[0]);
 	read_line(out[0], line, sizeof(line));
-	assert_string_equal(line, "0 /run/seatd-lease/b/xorg.conf|");
+	assert_string_equal(line, "0 |");
 	assert_int_equal(w.b_asks, 3);
 	handout_end(h, "b");
 	assert_int_equal(handout_holder(h, "b"), 0);
@@ -256,9 +259,9 @@ static void leases_go_out_and_come_back(void **state) {
 	handout_close(h);
 	assert_int_equal(stat(path, &st), -1);
 	int sock, fd;
-	char conf[64], why[256];
-	assert_int_equal(handout_request(dir, "a", 1000, &sock, &fd, conf, sizeof(conf), why,
-			sizeof(why)), CONTROL_NO_DAEMON);
+	char *conf, why[256];
+	assert_int_equal(handout_request(dir, "a", 1000, &sock, &fd, &conf, why, sizeof(why)),
+			CONTROL_NO_DAEMON);
 	assert_non_null(strstr(why, "no seatd-lease daemon answers"));
 done:
 	poller_remove(tick);
