@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,12 +70,35 @@ static bool reply(struct hold *c, int status, const char *text, int fd) {
 	return ok;
 }
 
+static struct hold *find_hold(const struct handout *h, const char *seat);
+
+/* Whether c's holder has let go already, though the loop has not seen it
+ * yet: its X server ended just before the next one asked. */
+static bool let_go(const struct hold *c) {
+	struct pollfd p = {.fd = c->fd, .events = POLLIN};
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLIN));
+}
+
+/* Lets c go: the lease is back with the seat. */
+static void release(struct hold *c) {
+	struct handout *h = c->h;
+	char seat[SEAT_NAME_MAX];
+	snprintf(seat, sizeof(seat), "%s", c->seat);
+	log_info("seat %s: pid %d let go of its lease", seat, (int)c->cred.pid);
+	hold_close(c);
+	h->gone(h->data, seat);
+}
+
 /* The first message: a request, answered; a grant keeps the connection. */
 static bool take_request(struct hold *c, const char *buf, size_t len) {
 	char seat[SEAT_NAME_MAX], why[1024] = "";
 	if (!handout_parse_request(buf, len, seat, sizeof(seat))) {
 		reply(c, CONTROL_USAGE, "not a request: send 'lease NAME'", -1);
 		return false;
+	}
+	struct hold *old = find_hold(c->h, seat);
+	if (old != NULL && let_go(old)) {
+		release(old);
 	}
 	int fd = -1;
 	const char *conf = NULL;
@@ -117,12 +141,7 @@ static void hold_event(int fd, uint32_t events, void *data) {
 	}
 	/* The holder has ended (the connection closed everywhere it was
 	 * inherited), or says it lets go: either way, the lease is back. */
-	struct handout *h = c->h;
-	char seat[SEAT_NAME_MAX];
-	snprintf(seat, sizeof(seat), "%s", c->seat);
-	log_info("seat %s: pid %d let go of its lease", seat, (int)c->cred.pid);
-	hold_close(c);
-	h->gone(h->data, seat);
+	release(c);
 }
 
 static void hold_timed_out(void *data) {

@@ -233,6 +233,26 @@ static void leases_go_out_and_come_back(void **state) {
 	assert_string_equal(w.gone, "a");
 	assert_int_equal(handout_holder(h, "a"), 0);
 
+	/* The next holder asks before the loop has seen the last one end:
+	 * the last one's hold is let go first, then the new one is asked. */
+	pid = client(dir, "a", out[1], hold[0]);
+	dispatch_until(poller, out[0]);
+	read_line(out[0], line, sizeof(line));
+	assert_int_equal(atoi(line), 0);
+	assert_int_equal(read(lease[0], &c, 1), 1);
+	assert_int_equal(write(hold[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	pid_t next = client(dir, "a", out[1], hold[0]);
+	dispatch_until(poller, out[0]);
+	read_line(out[0], line, sizeof(line));
+	assert_int_equal(atoi(line), 0);
+	assert_int_equal(w.gone_calls, 2);
+	assert_int_equal(handout_holder(h, "a"), next);
+	assert_int_equal(read(lease[0], &c, 1), 1);
+	handout_end(h, "a");
+	assert_int_equal(write(hold[1], "x", 1), 1);
+	assert_int_equal(waitpid(next, NULL, 0), next);
+
 	/* b: not ready twice, then the lease; ended by the daemon: no gone. */
 	pid = client(dir, "b", out[1], hold[0]);
 	dispatch_until(poller, out[0]);
@@ -253,7 +273,7 @@ static void leases_go_out_and_come_back(void **state) {
 	assert_non_null(strstr(line, "no seat c"));
 	assert_int_equal(write(hold[1], "x", 1), 1);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	assert_int_equal(w.gone_calls, 1);
+	assert_int_equal(w.gone_calls, 2);
 
 	/* Closed: the socket is gone, and a client hears of no daemon. */
 	handout_close(h);
