@@ -60,8 +60,12 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	} else {
 		put(&cell[COL_LEASE], "-");
 	}
-	put(&cell[COL_DISPLAY], ":%d", s->display);
-	put(&cell[COL_USER], "%s", s->user);
+	if (s->display >= 0) {
+		put(&cell[COL_DISPLAY], ":%d", s->display);
+	} else {
+		put(&cell[COL_DISPLAY], "-");
+	}
+	put(&cell[COL_USER], "%s", s->user != NULL ? s->user : "-");
 	if (s->xserver_pid > 0) {
 		put(&cell[COL_PID], "%d", s->xserver_pid);
 	} else {
@@ -174,8 +178,17 @@ char *status_json(const struct seat_status *seats, size_t n) {
 		} else {
 			put(&b, ",\"lease\":null");
 		}
-		put(&b, ",\"display\":\":%d\",\"user\":", s->display);
-		put_json_string(&b, s->user);
+		if (s->display >= 0) {
+			put(&b, ",\"display\":\":%d\"", s->display);
+		} else {
+			put(&b, ",\"display\":null");
+		}
+		put(&b, ",\"display_manager\":%s,\"user\":", s->display_manager ? "true" : "false");
+		if (s->user != NULL) {
+			put_json_string(&b, s->user);
+		} else {
+			put(&b, "null");
+		}
 		put_pid(&b, "xserver_pid", s->xserver_pid);
 		put_pid(&b, "session_pid", s->session_pid);
 		put(&b, ",\"inputs\":[");
@@ -218,7 +231,10 @@ void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserve
 		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,
 		.leased = lease != NULL,
 		.lease_id = lease != NULL ? lease->id : 0,
-		.display = c->display,
+		/* A display manager's seat: its display and users are the display
+		 * manager's; its X server is the lease's holder. */
+		.display = c->display_manager ? -1 : c->display,
+		.display_manager = c->display_manager,
 		.user = c->user,
 		.xserver_pid = xserver_pid,
 		.session_pid = session_pid,

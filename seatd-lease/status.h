@@ -23,8 +23,9 @@ struct seat_status {
 	const uint32_t *crtcs;         /* per output while leased, else NULL */
 	bool leased;
 	uint32_t lease_id;
-	int display;
-	const char *user;
+	int display;                   /* -1: not ours (a display manager's seat) */
+	bool display_manager;          /* session = display-manager */
+	const char *user;              /* NULL: none (a display manager's seat) */
 	int xserver_pid, session_pid;  /* 0: none */
 	char *const *inputs;           /* event nodes on the seat now */
 	size_t n_inputs;

@@ -59,18 +59,31 @@ static void json_quotes_what_it_must(void **state) {
 	assert_string_equal(j, "{\"seats\":["
 		"{\"name\":\"lab-1\",\"state\":\"running\",\"outputs\":["
 		"{\"name\":\"Virtual-2\",\"crtc\":41},{\"name\":\"Virtual-3\",\"crtc\":42}],"
-		"\"lease\":2097153,\"display\":\":2\",\"user\":\"lab1\",\"xserver_pid\":311,"
+		"\"lease\":2097153,\"display\":\":2\",\"display_manager\":false,\"user\":\"lab1\",\"xserver_pid\":311,"
 		"\"session_pid\":340,\"inputs\":[\"/dev/input/event1\",\"/dev/input/event4\"],"
 		"\"devices\":[\"/dev/sda\",\"/dev/snd/controlC0\"],\"restarts\":1,\"since\":1796360400,\"last_error\":null},"
 		"{\"name\":\"kiosk\",\"state\":\"failed\",\"outputs\":["
 		"{\"name\":\"HDMI-A-1\",\"crtc\":null}],\"lease\":null,\"display\":\":10\","
-		"\"user\":\"kiosk\",\"xserver_pid\":null,\"session_pid\":null,\"inputs\":[],"
+		"\"display_manager\":false,\"user\":\"kiosk\",\"xserver_pid\":null,\"session_pid\":null,\"inputs\":[],"
 		"\"devices\":[],\"restarts\":5,\"since\":0,\"last_error\":\"session \\\"x\\\"\\u0009exited 1\\n\"}"
 		"]}\n");
 	free(j);
 	j = status_json(NULL, 0);
 	assert_string_equal(j, "{\"seats\":[]}\n");
 	free(j);
+	/* A display manager's seat: no display nor user of ours; its X server
+	 * is its lease's holder. */
+	struct seat_status dm = {.name = "lab-2", .state = "running", .outputs = outputs_b,
+		.n_outputs = 1, .display = -1, .display_manager = true, .xserver_pid = 77,
+		.last_error = ""};
+	j = status_json(&dm, 1);
+	assert_non_null(strstr(j, "\"display\":null,\"display_manager\":true,\"user\":null,"
+			"\"xserver_pid\":77,"));
+	free(j);
+	char *t = status_table(&dm, 1);
+	assert_non_null(strstr(t, "running"));
+	assert_null(strstr(t, "(null)"));
+	free(t);
 }
 
 /* A seat's record, from the seat itself: its state, lease and clocks. */
@@ -109,6 +122,16 @@ static void a_seat_record_says_what_the_seat_holds(void **state) {
 	assert_int_equal(s.lease_id, 0);
 	assert_null(s.crtcs);
 	assert_string_equal(s.state, "assigning");
+	assert_int_equal(s.display, 2);
+	assert_false(s.display_manager);
+	/* A display manager's seat has neither display nor user of ours. */
+	c.display_manager = true;
+	c.user = NULL;
+	status_of_seat(&s, &seat, 77, 0, NULL, 10000, 1796360400);
+	assert_int_equal(s.display, -1);
+	assert_true(s.display_manager);
+	assert_null(s.user);
+	assert_int_equal(s.xserver_pid, 77);
 }
 
 int main(void) {
