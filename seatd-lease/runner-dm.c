@@ -56,7 +56,10 @@ void runner_dm_end(struct runner *r) {
 		handout_end(r->env->handout, r->seat.config->name);
 	}
 	r->dm_holder = 0;
-	if (r->dm_defer == NULL && r->seat.xserver_alive) {
+	/* Whatever was due (the offer) is void now. */
+	poller_remove(r->dm_defer);
+	r->dm_defer = NULL;
+	if (r->seat.xserver_alive) {
 		r->dm_defer = poller_defer(r->env->poller, ended, r);
 		if (r->dm_defer == NULL) {
 			log_error("seat %s: cannot defer to the event loop: %s", r->seat.config->name,
