@@ -15,7 +15,7 @@ import pytest
 
 import rig as rigmod
 from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head,
-                   install_guest_debs, seat_map, setup_users)
+                   install_guest_debs, seat_map, setup_users, status_json)
 
 GUEST_PACKAGES = "udisks2 acl"
 PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
@@ -162,6 +162,14 @@ def test_a_disk_on_a_seats_port_is_its_users_to_mount(rig, sup, disk):
     assert "ID_SEAT=seat-s1\n" in props, props
     wait_for(lambda: acl_users(rig, node) == ["lab1"],
              lambda: "%s: ACL for %s, not lab1 alone" % (node, acl_users(rig, node)))
+    # status and check --probe list it with the seat's devices, under s1.
+    wait_for(lambda: node in status_json(rig)["s1"]["devices"],
+             lambda: "status: s1's devices %s lack %s" % (status_json(rig)["s1"]["devices"],
+                                                         node))
+    assert node not in status_json(rig)["s2"]["devices"]
+    probe = rig.run("%s check --probe %s" % (BIN, CONFIG)).stdout
+    s1_part = probe.split("seat s1:\n", 1)[1].split("seat s2:\n", 1)[0]
+    assert re.search(r"^  device %s \(ID_PATH pci-" % re.escape(node), s1_part, re.M), probe
     s1, s2 = seat_session(rig, "s1"), seat_session(rig, "s2")
     # udisks and polkit: the active local session on the disk's seat may
     # mount it; another seat's session is asked for an admin password.
