@@ -225,7 +225,10 @@ void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserve
 	}
 	*s = (struct seat_status){
 		.name = c->name,
-		.state = seat_state_name(seat->state),
+		/* A display manager's running seat: its lease waits on the
+		 * hand-out, or is held (by xserver_pid). */
+		.state = c->display_manager && seat->state == SEAT_RUNNING
+			? (xserver_pid > 0 ? "handed-out" : "offered") : seat_state_name(seat->state),
 		.outputs = c->outputs,
 		.n_outputs = c->n_outputs,
 		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,

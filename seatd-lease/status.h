@@ -17,7 +17,8 @@
 
 struct seat_status {
 	const char *name;
-	const char *state;             /* seat_state_name() */
+	const char *state;             /* seat_state_name(); for a display manager's
+	                                * running seat, offered or handed-out */
 	char *const *outputs;
 	size_t n_outputs;
 	const uint32_t *crtcs;         /* per output while leased, else NULL */

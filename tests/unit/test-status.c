@@ -128,6 +128,12 @@ static void a_seat_record_says_what_the_seat_holds(void **state) {
 	c.display_manager = true;
 	c.user = NULL;
 	status_of_seat(&s, &seat, 77, 0, NULL, 10000, 1796360400);
+	assert_string_equal(s.state, "assigning");
+	seat.state = SEAT_RUNNING;
+	status_of_seat(&s, &seat, 0, 0, NULL, 10000, 1796360400);
+	assert_string_equal(s.state, "offered");
+	status_of_seat(&s, &seat, 77, 0, NULL, 10000, 1796360400);
+	assert_string_equal(s.state, "handed-out");
 	assert_int_equal(s.display, -1);
 	assert_true(s.display_manager);
 	assert_null(s.user);

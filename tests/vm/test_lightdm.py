@@ -344,7 +344,7 @@ def test_display_manager_seats(rig):
             assert_greeter_shown(rig, head)
         st = status_json(rig)
         for seat in ("lab-2", "lab-3"):
-            assert st[seat]["state"] == "running", st[seat]
+            assert st[seat]["state"] == "handed-out", st[seat]
             assert st[seat]["xserver_pid"] == xservers[seat][0], (st[seat], xservers)
         assert_greeter_shown(rig, 1)
 
@@ -358,6 +358,18 @@ def test_display_manager_seats(rig):
             "seat-lab-3", "yes", "no"), props
         assert_greeter_shown(rig, 2)
 
+        # ada on lab-2, from head 2's keyboard: her session cannot reach
+        # bob's X server, nor read his cookie.
+        log_in(rig, 2, "ada")
+        assert_head(rig, 2, USERS["ada"])
+        ada = session_env(rig, "ada")
+        assert ada["DISPLAY"].endswith(xservers["lab-2"][1]), ada
+        assert session_of(rig, "ada").get("Seat") == "seat-lab-2"
+        as_ada = "runuser -u ada -- env DISPLAY=%s XAUTHORITY=%s xdpyinfo >/dev/null 2>&1"
+        assert rig.run(as_ada % (ada["DISPLAY"], ada["XAUTHORITY"]), check=False).status == 0
+        assert rig.run(as_ada % (env["DISPLAY"], ada["XAUTHORITY"]), check=False).status != 0
+        assert rig.run("runuser -u ada -- cat %s" % env["XAUTHORITY"], check=False).status != 0
+
         # A logout brings the greeter back on lab-3; lab-2 never noticed.
         rig.run("pkill -u bob -x xev")
         rig.wait_until("! pgrep -u bob -x xev", timeout=30)
@@ -365,6 +377,7 @@ def test_display_manager_seats(rig):
         wait_greeter(rig, again[1])
         assert_greeter_shown(rig, 3)
         assert seat_xserver(rig, "lab-2") == xservers["lab-2"]
+        assert_head(rig, 2, USERS["ada"], timeout=1)
 
         # LightDM's restart: every seat's greeter comes back.
         restart_lightdm(rig)
@@ -377,7 +390,8 @@ def test_display_manager_seats(rig):
         rig.run("rm -f %s" % conf)
     # LightDM's seats go with seatd-lease's: no X server on a lease, no
     # logind seat, no rules; the outputs are the primary's again.
-    rig.wait_until("! pgrep -f -- '-seat seat-lab'", timeout=60)
+    # ([s]: the pattern must not match the shell that runs it.)
+    rig.wait_until("! pgrep -f -- '-seat [s]eat-lab'", timeout=60)
     deadline = time.monotonic() + 30
     while rig.run("loginctl --no-legend list-seats").stdout.split() != ["seat0"]:
         assert time.monotonic() < deadline, rig.run("loginctl list-seats").stdout
