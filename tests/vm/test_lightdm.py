@@ -347,6 +347,13 @@ def test_display_manager_seats(rig):
             assert st[seat]["state"] == "handed-out", st[seat]
             assert st[seat]["xserver_pid"] == xservers[seat][0], (st[seat], xservers)
         assert_greeter_shown(rig, 1)
+        # A second X server for a seat whose lease is held: refused, in a
+        # line that names the holder.
+        second = rig.run("%s xserver :9 -seat seat-lab-2 -nolisten tcp" % BIN, check=False)
+        assert second.status == 1, second
+        assert second.stderr == ("seatd-lease xserver: seat lab-2: seat lab-2's lease is held "
+                                 "by pid %d already; it is handed out again once that process "
+                                 "has ended\n" % xservers["lab-2"][0]), second
 
         # Typed on head 3's keyboard: bob logs in on lab-3, and only there.
         log_in(rig, 3, "bob")
@@ -400,4 +407,8 @@ def test_display_manager_seats(rig):
     outputs = rig.run("DISPLAY=:0 XAUTHORITY=%s xrandr" % LIGHTDM_XAUTHORITY).stdout
     for head in (2, 3):
         assert "Virtual-%d connected" % head in outputs, outputs
+    # With no daemon, the X server command says so, and exits 3.
+    alone = rig.run("%s xserver :9 -seat seat-lab-2" % BIN, check=False)
+    assert alone.status == 3 and "no seatd-lease daemon answers" in alone.stderr, alone
+    assert len(alone.stderr.splitlines()) == 1, alone
     restart_lightdm(rig)
