@@ -13,6 +13,7 @@
 
 #include "control.h"
 #include "log.h"
+#include "sock.h"
 
 /* A request is a seat name and a few words: anything longer is not one. */
 #define REQUEST_MAX 512
@@ -245,15 +246,9 @@ static bool in_group(int fd, gid_t gid, gid_t primary) {
 static void accept_client(int fd, uint32_t events, void *data) {
 	struct control *control = data;
 	(void)events;
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0) {
-		return;
-	}
 	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-		log_warning("control: cannot tell who connected (%s); refused", strerror(errno));
-		close(cfd);
+	int cfd = sock_accept(fd, &cred, "control");
+	if (cfd < 0) {
 		return;
 	}
 	struct control_client *c = calloc(1, sizeof(*c));
@@ -306,24 +301,16 @@ struct control *control_open(struct poller *poller, const char *runtime_dir,
 			c->have_group = true;
 		}
 	}
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (c->fd < 0) {
-		log_error("control: socket: %s", strerror(errno));
-		free(c);
-		return NULL;
-	}
-	/* A socket left by a run that was killed; a live daemon was ruled
-	 * out before (control_daemon_running). */
-	unlink(c->path);
-	mode_t old = umask(0177);
-	int ret = bind(c->fd, (struct sockaddr *)&addr, sizeof(addr));
-	umask(old);
-	if (ret != 0 || (c->have_group && (chown(c->path, 0, c->gid) != 0 ||
+	/* A live daemon was ruled out before (control_daemon_running). */
+	c->fd = sock_bind(c->path, SOCK_STREAM);
+	if (c->fd < 0 || (c->have_group && (chown(c->path, 0, c->gid) != 0 ||
 			chmod(c->path, 0660) != 0)) || listen(c->fd, 16) != 0) {
 		log_error("control: cannot set up %s: %s; status, start, stop and reload will "
 				"not work", c->path, strerror(errno));
-		close(c->fd);
-		unlink(c->path);
+		if (c->fd >= 0) {
+			close(c->fd);
+			unlink(c->path);
+		}
 		free(c);
 		return NULL;
 	}

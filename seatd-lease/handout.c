@@ -13,6 +13,7 @@
 #include "handout-wire.h"
 #include "handout.h"
 #include "log.h"
+#include "sock.h"
 
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
@@ -154,15 +155,9 @@ static void hold_timed_out(void *data) {
 static void accept_hold(int fd, uint32_t events, void *data) {
 	struct handout *h = data;
 	(void)events;
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0) {
-		return;
-	}
 	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-		log_warning("handout: cannot tell who connected (%s); refused", strerror(errno));
-		close(cfd);
+	int cfd = sock_accept(fd, &cred, "handout");
+	if (cfd < 0) {
 		return;
 	}
 	struct hold *c = calloc(1, sizeof(*c));
@@ -202,23 +197,13 @@ struct handout *handout_open(struct poller *poller, const char *runtime_dir, con
 	}
 	*h = (struct handout){.poller = poller, .ask = ask, .gone = gone, .data = data};
 	snprintf(h->path, sizeof(h->path), "%s", addr.sun_path);
-	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (h->fd < 0) {
-		log_error("handout: socket: %s", strerror(errno));
-		free(h);
-		return NULL;
-	}
-	/* One left by a run that was killed: a live daemon was ruled out. */
-	unlink(h->path);
-	mode_t old = umask(0177);
-	int ret = bind(h->fd, (struct sockaddr *)&addr, sizeof(addr));
-	umask(old);
-	if (ret != 0 || listen(h->fd, 16) != 0 ||
+	h->fd = sock_bind(h->path, SOCK_SEQPACKET);
+	if (h->fd < 0 || listen(h->fd, 16) != 0 ||
 			(h->source = poller_add_fd(poller, h->fd, EPOLLIN, accept_hold, h)) == NULL) {
 		log_error("handout: cannot set up %s: %s; display managers' seats get no lease",
 				h->path, strerror(errno));
-		close(h->fd);
-		if (ret == 0) {
+		if (h->fd >= 0) {
+			close(h->fd);
 			unlink(h->path);
 		}
 		free(h);
