@@ -135,7 +135,7 @@ def test_reload_keeps_unchanged_seats_running(rig):
         assert_head(rig, 3, SEAT_COLOURS[2])
         assert sup.xserver_pid("s1") == s1
         assert sorted(status_json(rig)) == ["s1", "s3"]
-        assert rig.run("ls %s" % RUNTIME_DIR).stdout.split() == ["control", "s1", "s3"]
+        assert rig.run("ls %s" % RUNTIME_DIR).stdout.split() == ["control", "handout", "s1", "s3"]
         # A changed seat restarts on its new settings; SIGHUP does the same.
         changed = ("s1", 2, "lab1", SEAT_COLOURS[2])
         rig.write_file(CONFIG, seats(changed, s3).encode())
