@@ -79,8 +79,10 @@ void apply_general(struct interp_ctx *c, struct seatmap *map, struct seat_policy
 		}
 	} else if (strcmp(e->key, "display") == 0) {
 		map->display_line = e->line;
-		if (strchr(e->value, ':') == NULL) {
-			interp_error(c, e->line, "'%s' is not an X display; write e.g. display = :0", e->value);
+		if (strchr(e->value, ':') == NULL && strcmp(e->value, SEAT0_DISPLAY) != 0) {
+			interp_error(c, e->line, "'%s' is not an X display; write e.g. display = :0, or "
+					"display = " SEAT0_DISPLAY " for the X server logind's seat0 shows",
+					e->value);
 		} else {
 			set_string(&map->display, e->value);
 		}

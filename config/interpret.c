@@ -173,7 +173,10 @@ static void interpret_general(struct interp_ctx *c, const struct ini_section *ge
 	if (map->display == NULL && env->display != NULL && env->display[0] != '\0') {
 		map->display = xstrdup(env->display);
 	}
-	if (map->xauthority == NULL && env->xauthority != NULL && env->xauthority[0] != '\0') {
+	/* seat0's X server comes with its own -auth; $XAUTHORITY is the caller's. */
+	bool seat0 = map->display != NULL && strcmp(map->display, SEAT0_DISPLAY) == 0;
+	if (map->xauthority == NULL && !seat0 && env->xauthority != NULL
+			&& env->xauthority[0] != '\0') {
 		map->xauthority = xstrdup(env->xauthority);
 	}
 }

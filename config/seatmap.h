@@ -46,6 +46,9 @@ struct seat_policy {
 	uint64_t start_limit_interval_ms;
 };
 
+/* The display value for the X server that logind's seat0 shows. */
+#define SEAT0_DISPLAY "seat0"
+
 /* The session value that gives a seat to a display manager. */
 #define SEAT_DISPLAY_MANAGER "display-manager"
 
@@ -91,8 +94,10 @@ struct seatmap {
 	char *path;
 
 	enum lessor_kind lessor;
-	char *display;      /* x11: the primary X server, e.g. ":0" */
-	char *xauthority;   /* x11: NULL means none */
+	/* x11: the primary X server, e.g. ":0", or SEAT0_DISPLAY: whichever X
+	 * server logind's seat0 shows, found at each connection. */
+	char *display;
+	char *xauthority;   /* x11: NULL means none (seat0: that server's -auth) */
 	char *card;         /* drm */
 	char *xserver;
 	char *runtime_dir;

@@ -210,7 +210,8 @@ void seatmap_keep_displays(struct seatmap *map, const struct seatmap *old) {
 }
 
 static void check_lessor(struct seatmap *map, struct diag_list *diags) {
-	if (map->lessor == LESSOR_X11 && map->display == NULL) {
+	/* A display written but wrong has its own error already. */
+	if (map->lessor == LESSOR_X11 && map->display == NULL && map->display_line == 0) {
 		error(map->lessor_line, "the x11 lessor needs the primary X server: set "
 				"'display = :0' in [general] (or run with $DISPLAY set)");
 	}

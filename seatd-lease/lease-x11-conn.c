@@ -9,6 +9,7 @@
 #include <xcb/xcb.h>
 
 #include "lease-x11.h"
+#include "logind-x11.h"
 #include "log.h"
 
 /* How long the primary gets to handle a lease's end (the same uevent) before
@@ -323,7 +324,25 @@ static void redial_later(struct x11_lessor *l, const char *why) {
 
 /* Starts a dial; false and why in err when it fails at once. */
 static bool dial(struct x11_lessor *l, char *err, size_t errlen) {
-	l->dial = x11_dial_start(l->display, l->xauthority, err, errlen);
+	const char *display = l->display, *xauthority = l->xauthority;
+	struct logind_x11 found;
+	if (l->seat0) {
+		if (logind_x11_server(SEAT0_DISPLAY, &found, err, errlen) != 0) {
+			return false;
+		}
+		char *shown = NULL;
+		if (asprintf(&shown, "%s (" SEAT0_DISPLAY "'s)", found.display) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return false;
+		}
+		free(l->display);
+		l->display = shown;
+		display = found.display;
+		if (xauthority == NULL && found.xauthority[0] != '\0') {
+			xauthority = found.xauthority;
+		}
+	}
+	l->dial = x11_dial_start(display, xauthority, err, errlen);
 	if (l->dial == NULL) {
 		return false;
 	}
@@ -394,7 +413,7 @@ static void dialed(int fd, uint32_t events, void *data) {
 	}
 	l->redial_ms = REDIAL_MIN_MS;
 	l->dial_error[0] = '\0';
-	log_info("connected to X server %s", l->display);
+	log_notice("connected to X server %s", l->display);
 	/* What the setup read already (the fd will not tell), then every
 	 * waiting seat asks. */
 	drain(l, l->events, true);
@@ -412,7 +431,11 @@ bool x11_conn_start(struct x11_lessor *l, char *err, size_t errlen) {
 	/* Fails here only if the server cannot be reached at all; its answer
 	 * comes to dialed(). */
 	if (!dial(l, err, errlen)) {
-		return false;
+		if (!l->seat0) {
+			return false;
+		}
+		/* seat0 may show no X server yet: its display manager is starting. */
+		redial_later(l, err);
 	}
 	watch_lease_uevents(l);
 	return true;

@@ -201,6 +201,7 @@ static struct lessor *x11_create(const struct seatmap *map, struct poller *polle
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	l->seat0 = strcmp(map->display, SEAT0_DISPLAY) == 0;
 	char where[128];
 	snprintf(where, sizeof(where), "X server %s", map->display);
 	lessor_init(&l->base, &lessor_x11_impl, &x11_backend, where, listener);

@@ -72,8 +72,11 @@ struct job {
 
 struct x11_lessor {
 	struct lessor base;
+	/* The display as the messages name it; with seat0 (display = seat0),
+	 * the one found at the last dial (logind-x11.h), e.g. ":1 (seat0's)". */
 	char *display;
-	char *xauthority;
+	char *xauthority; /* as the seat map says; NULL: none, or seat0's -auth */
+	bool seat0;
 	struct poller *poller;
 	/* Connecting (see x11-dial.h): the dial under way, or none and the
 	 * timer of the next, with why the last one failed. */

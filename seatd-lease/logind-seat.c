@@ -98,7 +98,7 @@ size_t logind_connectors(const struct seat_config *seat, char **paths, size_t ma
 
 /* One KEY=value of a logind session file, into buf ("" if absent). Only
  * a regular file is read (the directory has FIFOs too, N.ref). */
-static void session_value(const char *file, const char *key, char *buf, size_t len) {
+void logind_file_value(const char *file, const char *key, char *buf, size_t len) {
 	buf[0] = '\0';
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	struct stat st;
@@ -177,16 +177,16 @@ int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *d
 		}
 		char file[600], service[64], id_seat[128], uid[32], scope[128];
 		snprintf(file, sizeof(file), SESSIONS_DIR "/%s", e->d_name);
-		session_value(file, "SERVICE", service, sizeof(service));
-		session_value(file, "SEAT", id_seat, sizeof(id_seat));
+		logind_file_value(file, "SERVICE", service, sizeof(service));
+		logind_file_value(file, "SEAT", id_seat, sizeof(id_seat));
 		const char *name = seat_id_name(id_seat);
 		if (strcmp(service, SESSION_SERVICE) != 0 || name == NULL ||
 				(seat != NULL && strcmp(name, seat) != 0) ||
 				(seat == NULL && keep != NULL && keep(name, data))) {
 			continue;
 		}
-		session_value(file, "UID", uid, sizeof(uid));
-		session_value(file, "SCOPE", scope, sizeof(scope));
+		logind_file_value(file, "UID", uid, sizeof(uid));
+		logind_file_value(file, "SCOPE", scope, sizeof(scope));
 		if (uid[0] == '\0' || scope[0] == '\0' || strchr(scope, '/') != NULL ||
 				strchr(uid, '/') != NULL) {
 			continue;

@@ -25,6 +25,11 @@
  * does not say logind = no; says once, in the log, when systemd is not. */
 bool logind_seats_wanted(const struct seatmap *map);
 
+/* The value of key in one of logind's files (/run/systemd/seats/NAME,
+ * /run/systemd/sessions/ID: KEY=value lines), or "" (no such file or key);
+ * at most len - 1 bytes of it. */
+void logind_file_value(const char *file, const char *key, char *buf, size_t len);
+
 /* The rules text that makes seat's connectors its logind master devices
  * (pure): "" for a seat without outputs. */
 char *logind_master_rules_text(const struct seat_config *seat);

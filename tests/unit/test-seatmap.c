@@ -434,6 +434,33 @@ static void seat_equality_ignores_layout_only(void **state) {
 	seatmap_free(moved);
 }
 
+/* display = seat0: the X server logind's seat0 shows, with that server's
+ * own -auth; $XAUTHORITY does not stand in for it, an explicit key does. */
+static void display_seat0_takes_no_xauthority_from_the_environment(void **state) {
+	(void)state;
+	const struct seatmap_env env = {.display = ":5", .xauthority = "/home/u/.Xauthority"};
+	const char *texts[][2] = {
+		{"[general]\ndisplay = seat0\n[seat:a]\noutputs = V-1\nuser = u\n", NULL},
+		{"[general]\ndisplay = seat0\nxauthority = /run/x\n[seat:a]\noutputs = V-1\n"
+			"user = u\n", "/run/x"},
+		{"[seat:a]\noutputs = V-1\nuser = u\n", "/home/u/.Xauthority"},
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct diag_list diags = {0};
+		struct seatmap *map = seatmap_load_buffer("t.ini", texts[i][0], strlen(texts[i][0]),
+				&env, &diags);
+		assert_int_equal(diag_errors(&diags), 0);
+		assert_string_equal(map->display, i < 2 ? SEAT0_DISPLAY : ":5");
+		if (texts[i][1] == NULL) {
+			assert_null(map->xauthority);
+		} else {
+			assert_string_equal(map->xauthority, texts[i][1]);
+		}
+		diag_list_finish(&diags);
+		seatmap_free(map);
+	}
+}
+
 /* What a reload refuses: [general] keys the running daemon is built on. */
 static void general_changes_a_reload_refuses(void **state) {
 	(void)state;
@@ -747,6 +774,7 @@ int main(void) {
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(general_changes_a_reload_refuses),
+		cmocka_unit_test(display_seat0_takes_no_xauthority_from_the_environment),
 		cmocka_unit_test(diagnostics_are_capped_in_file_order),
 		cmocka_unit_test(runtime_dir_through_a_link_is_judged_where_it_leads),
 		cmocka_unit_test(hostile_text),

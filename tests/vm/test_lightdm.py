@@ -283,11 +283,11 @@ def test_xdmcp_login_on_every_seat(rig):
 
 
 def dm_map(seats):
-    """Display managers' seats (issue 15): leased from LightDM's X server,
-    their X servers started by LightDM through `seatd-lease xserver`."""
-    lines = ["[general]", "lessor = x11", "display = :0", "xauthority = %s" % LIGHTDM_XAUTHORITY,
-             "runtime_dir = %s" % RUNTIME_DIR, "", "[seat:*]", "mode = 1024x768",
-             "session = display-manager"]
+    """Display managers' seats (issue 15): leased from the X server LightDM
+    runs on seat0, whatever its number (display = seat0), their X servers
+    started by LightDM through `seatd-lease xserver`."""
+    lines = ["[general]", "lessor = x11", "display = seat0", "runtime_dir = %s" % RUNTIME_DIR,
+             "", "[seat:*]", "mode = 1024x768", "session = display-manager"]
     for name, head in seats:
         lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
                   "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
@@ -306,6 +306,22 @@ def seat_xserver(r, seat):
             if w.startswith(":") and w[1:].isdigit() and "-masterfd" in words:
                 return int(words[0]), w
     return None
+
+
+def wait_seat0_xserver(r, timeout=90):
+    """(display, -auth file) of the X server LightDM runs on seat0."""
+    deadline = time.monotonic() + timeout
+    while True:
+        out = r.run("ps -eo args= | grep -- '-seat [s]eat0 ' || true").stdout.split()
+        if ":" in "".join(out) and "-auth" in out:
+            display = next(w for w in out if w.startswith(":") and w[1:].isdigit())
+            auth = out[out.index("-auth") + 1]
+            if r.run("DISPLAY=%s XAUTHORITY=%s xdpyinfo >/dev/null 2>&1" % (display, auth),
+                     check=False).status == 0:
+                return display, auth
+        assert time.monotonic() < deadline, "no X server on seat0 in %ds:\n%s" % (
+            timeout, lightdm_log(r)[-3000:])
+        time.sleep(0.5)
 
 
 def wait_seat_xserver(r, seat, timeout=90):
@@ -338,6 +354,7 @@ def test_display_manager_seats(rig):
     rig.write_file(conf, ("[Seat:seat-lab-*]\nxserver-command=%s xserver\n" % BIN).encode())
     restart_lightdm(rig)
     start_daemon(rig, dm_map([("lab-2", 2), ("lab-3", 3)]), 2)
+    blocker = None
     try:
         xservers = {}
         for seat, head in (("lab-2", 2), ("lab-3", 3)):
@@ -387,11 +404,59 @@ def test_display_manager_seats(rig):
         assert_greeter_shown(rig, 3)
         assert seat_xserver(rig, "lab-2") == xservers["lab-2"]
         assert_head(rig, 2, USERS["ada"], timeout=1)
-        # (LightDM's restart with these seats running is left out: in one
-        # of three runs its own X server on :0 did not come up in 60 s.)
+
+        # LightDM's restart brings every seat's greeter back. LightDM
+        # numbers its X servers in the order it starts them, so seat0's is
+        # not always :0; the second time a lock file (anyone may write one
+        # in /tmp) takes :0, and seatd-lease follows seat0 to :1.
+        for blocked in (False, True):
+            if not blocked:
+                rig.run("systemctl restart lightdm", timeout=60)
+            else:
+                # Once :0's own X server has gone (it removes its lock).
+                rig.run("systemctl stop lightdm", timeout=60)
+                blocker = rig.run("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!"
+                                  ).stdout.strip()
+                rig.run("printf '%%10s\\n' %s >/tmp/.X0-lock" % blocker)
+                rig.run("systemctl start lightdm", timeout=60)
+            primary = wait_seat0_xserver(rig)
+            if blocked:
+                assert primary[0] != ":0", primary
+            wait_greeter(rig, primary[0])
+            assert_greeter_shown(rig, 1)
+            for seat, head in (("lab-2", 2), ("lab-3", 3)):
+                x = wait_seat_xserver(rig, seat)
+                wait_greeter(rig, x[1])
+                assert_greeter_shown(rig, head)
+                assert x[1] != primary[0], (x, primary)
+            st = status_json(rig)
+            for seat in ("lab-2", "lab-3"):
+                assert st[seat]["state"] == "handed-out", st[seat]
+        journal = rig.run("journalctl -u seatd-lease -o cat --no-pager").stdout
+        assert "connected to X server %s (seat0's)" % primary[0] in journal, journal[-3000:]
+
+        # A reload without lab-3 takes LightDM's seat-lab-3 away (its X
+        # server ends, logind drops the seat) and gives head 3 back to the
+        # primary; lab-2's X server goes on.
+        lab2 = seat_xserver(rig, "lab-2")
+        rig.write_file(CONFIG, dm_map([("lab-2", 2)]).encode())
+        rig.run("systemctl reload seatd-lease.service", timeout=60)
+        rig.wait_until("! pgrep -f -- '-seat [s]eat-lab-3'", timeout=60)
+        deadline = time.monotonic() + 30
+        while "seat-lab-3" in rig.run("loginctl --no-legend list-seats").stdout:
+            assert time.monotonic() < deadline, rig.run("loginctl list-seats").stdout
+            time.sleep(0.5)
+        assert "lab-3" not in status_json(rig)
+        assert seat_xserver(rig, "lab-2") == lab2
+        assert_greeter_shown(rig, 2)
+        xrandr = "DISPLAY=%s XAUTHORITY=%s xrandr" % primary
+        rig.wait_until("%s | grep -q 'Virtual-3 connected'" % xrandr, timeout=30)
+        assert "Virtual-2 disconnected" in rig.run(xrandr).stdout
     finally:
         stop_daemon(rig)
         rig.run("rm -f %s" % conf)
+        if blocker:
+            rig.run("kill %s; rm -f /tmp/.X0-lock" % blocker, check=False)
     # LightDM's seats go with seatd-lease's: no X server on a lease, no
     # logind seat, no rules; the outputs are the primary's again.
     # ([s]: the pattern must not match the shell that runs it.)
@@ -401,7 +466,8 @@ def test_display_manager_seats(rig):
         assert time.monotonic() < deadline, rig.run("loginctl list-seats").stdout
         time.sleep(0.5)
     assert rig.run("ls -A /run/udev/rules.d 2>/dev/null | grep seatd-lease || true").stdout == ""
-    outputs = rig.run("DISPLAY=:0 XAUTHORITY=%s xrandr" % LIGHTDM_XAUTHORITY).stdout
+    display, auth = wait_seat0_xserver(rig)
+    outputs = rig.run("DISPLAY=%s XAUTHORITY=%s xrandr" % (display, auth)).stdout
     for head in (2, 3):
         assert "Virtual-%d connected" % head in outputs, outputs
     # With no daemon, the X server command says so, and exits 3.
