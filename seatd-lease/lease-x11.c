@@ -39,11 +39,21 @@ static void x11_released(struct lessor *base) {
 	x11_kick(l);
 }
 
+/* The X server lists no CRTC for the output. Xorg's modesetting driver
+ * offers an output only the card's first 7 CRTCs (it masks the kernel's
+ * possible CRTCs with 0x7f): seen with nine heads on the rig. */
+static void x11_no_crtc_hint(char *buf, size_t len) {
+	snprintf(buf, len, " (the X server offers it none: Xorg's modesetting driver offers "
+			"outputs only the card's first 7 CRTCs; for more seats on one card, use "
+			"lessor = drm)");
+}
+
 static const struct lease_backend x11_backend = {
 	.revoke = x11_revoke,
 	.released = x11_released,
 	.list_outputs = x11_list_outputs,
 	.output_name = x11_output_name,
+	.no_crtc_hint = x11_no_crtc_hint,
 	.hex_ids = true,
 };
 

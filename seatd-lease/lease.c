@@ -69,6 +69,9 @@ static enum lease_result check_target(struct lessor *l, const struct lease_plan 
 	if (t->n_crtcs == 0) {
 		snprintf(err, errlen, "output %s of %s has no CRTC that can drive it", name,
 				l->where);
+		if (l->backend->no_crtc_hint != NULL) {
+			l->backend->no_crtc_hint(err + strlen(err), errlen - strlen(err));
+		}
 		return LEASE_FAILED;
 	}
 	return LEASE_OK;

@@ -64,6 +64,9 @@ struct lease_backend {
 	/* Optional: appended to "output NAME of WHERE is disconnected; waiting
 	 * for a monitor". */
 	void (*disconnected_hint)(const char *name, char *buf, size_t len);
+	/* Optional: appended to "output NAME of WHERE has no CRTC that can
+	 * drive it". */
+	void (*no_crtc_hint)(char *buf, size_t len);
 	/* Ids shown in hex (X resource ids) rather than decimal (DRM ids). */
 	bool hex_ids;
 };

@@ -132,6 +132,10 @@ static void fake_hint(const char *name, char *buf, size_t len) {
 	snprintf(buf, len, " (plug %s in)", name);
 }
 
+static void fake_no_crtc_hint(char *buf, size_t len) {
+	snprintf(buf, len, " (why)");
+}
+
 static const struct lease_backend fake_backend = {
 	.resolve = fake_resolve,
 	.forget = fake_forget,
@@ -141,6 +145,7 @@ static const struct lease_backend fake_backend = {
 	.list_outputs = fake_list,
 	.output_name = fake_name,
 	.disconnected_hint = fake_hint,
+	.no_crtc_hint = fake_no_crtc_hint,
 };
 
 static const struct lessor_impl fake_impl = {
@@ -226,7 +231,7 @@ static void test_no_crtc_fails(void **state) {
 	f->outputs[1].n_crtcs = 0;
 	struct ask r = ask(f, "s1", "B", NULL);
 	assert_int_equal(r.result, LEASE_FAILED);
-	assert_string_equal(r.err, "output B of fake card has no CRTC that can drive it");
+	assert_string_equal(r.err, "output B of fake card has no CRTC that can drive it (why)");
 }
 
 static void test_count_fails(void **state) {
