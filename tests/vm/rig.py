@@ -36,7 +36,8 @@ import accel
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 
-MAX_HEADS = 8
+MAX_HEADS = 9
+# Each head's size unless a Rig says otherwise (head_size).
 HEAD_WIDTH, HEAD_HEIGHT = 1024, 768
 HOTPLUG_PORTS = 4
 USB_PORTS = 4
@@ -52,9 +53,11 @@ SLOT_HOSTROOT = 0x03
 SLOT_RESULTS = 0x04
 SLOT_USB = 0x05  # qemu-xhci "usb": USB devices go on its ports (rig.usb_add)
 AUDIODEV = "noaudio"  # QEMU's silent audiodev: usb_add("usb-audio", P, audiodev=AUDIODEV)
-SLOT_KEYBOARD_1 = 0x08  # head N's keyboard: 0x08 + N - 1
-SLOT_POINTER_1 = 0x10  # head N's pointer: 0x10 + N - 1
+SLOT_KEYBOARD_1 = 0x08  # head N's keyboard, N <= 8: 0x08 + N - 1
+SLOT_POINTER_1 = 0x10  # head N's pointer, N <= 8: 0x10 + N - 1
 SLOT_HOTPLUG_1 = 0x18  # pcie-root-port hpN: 0x18 + N - 1; its device sits on bus N
+SLOT_KEYBOARD_9 = 0x1c  # head 9's keyboard, after the hotplug ports
+SLOT_POINTER_9 = 0x1d  # head 9's pointer
 
 # Where things are in the guest.
 DISPLAY = ":0"
@@ -69,16 +72,26 @@ XORG_TIMEOUT = 60
 SERIAL_TAIL_LINES = 40
 
 
-def keyboard_id_path(head):
-    """ID_PATH (udev) of the keyboard bound to head 1..8."""
+def keyboard_slot(head):
+    """The PCI slot of the keyboard bound to head 1..MAX_HEADS."""
     _check_head(head, MAX_HEADS)
-    return "pci-0000:00:%02x.0" % (SLOT_KEYBOARD_1 + head - 1)
+    return SLOT_KEYBOARD_9 if head == 9 else SLOT_KEYBOARD_1 + head - 1
+
+
+def pointer_slot(head):
+    """The PCI slot of the pointer (a virtio tablet) bound to head."""
+    _check_head(head, MAX_HEADS)
+    return SLOT_POINTER_9 if head == 9 else SLOT_POINTER_1 + head - 1
+
+
+def keyboard_id_path(head):
+    """ID_PATH (udev) of the keyboard bound to head 1..MAX_HEADS."""
+    return "pci-0000:00:%02x.0" % keyboard_slot(head)
 
 
 def pointer_id_path(head):
-    """ID_PATH (udev) of the pointer (a virtio tablet) bound to head 1..8."""
-    _check_head(head, MAX_HEADS)
-    return "pci-0000:00:%02x.0" % (SLOT_POINTER_1 + head - 1)
+    """ID_PATH (udev) of the pointer (a virtio tablet) bound to head."""
+    return "pci-0000:00:%02x.0" % pointer_slot(head)
 
 
 def hotplug_id_path(port):
@@ -430,8 +443,10 @@ class Rig:
     QEMU's own log, screendumps). writable_usr puts a tmpfs overlay on /usr
     too, for packages the guest installs and the host must not have."""
 
-    def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig", writable_usr=False):
+    def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig", writable_usr=False,
+                 head_size=(HEAD_WIDTH, HEAD_HEIGHT)):
         _check_head(heads, MAX_HEADS)
+        self.head_width, self.head_height = head_size
         if init not in ("rig", "systemd"):
             raise ValueError("init is 'rig' (guest-init) or 'systemd', not %r" % (init,))
         self.name, self.heads, self.xorg, self.memory = name, heads, xorg, memory
@@ -497,7 +512,7 @@ class Rig:
         if self.init == "systemd":
             cmdline += ["rig.systemd=1", "systemd.unit=rig.target", "systemd.show_status=0"]
         # Without a QEMU display only head 1 would be connected.
-        cmdline += ["video=Virtual-%d:%dx%de" % (h, HEAD_WIDTH, HEAD_HEIGHT)
+        cmdline += ["video=Virtual-%d:%dx%de" % (h, self.head_width, self.head_height)
                     for h in range(1, self.heads + 1)]
         cmd = ["qemu-system-x86_64", *self.accel.args,
                "-machine", "q35,i8042=off",  # no PS/2 keyboard to take unbound input
@@ -518,9 +533,9 @@ class Rig:
         for head in range(1, self.heads + 1):
             bind = "display=video0,head=%d" % (head - 1)
             cmd += ["-device", "virtio-keyboard-pci,id=keyboard%d,%s,addr=0x%x"
-                    % (head, bind, SLOT_KEYBOARD_1 + head - 1),
+                    % (head, bind, keyboard_slot(head)),
                     "-device", "virtio-tablet-pci,id=pointer%d,%s,addr=0x%x"
-                    % (head, bind, SLOT_POINTER_1 + head - 1)]
+                    % (head, bind, pointer_slot(head))]
         # USB 2 and 3 ports share numbers; low-speed devices use the USB 2 side.
         cmd += ["-device", "qemu-xhci,id=usb,p2=%d,p3=%d,addr=0x%x" % (USB_PORTS, USB_PORTS, SLOT_USB)]
         # A silent sound backend, for usb-audio devices (usb_add).
@@ -663,7 +678,8 @@ class Rig:
     def start_xorg(self):
         """The primary Xorg: root, modesetting on card0, every head lit, side by side."""
         self.write_file(XAUTHORITY, _xauthority(bytes(secrets.token_bytes(16))), mode=0o600)
-        self.write_file(GUEST_DIR + "/xorg-primary.conf", primary_xorg_conf(self.heads).encode())
+        self.write_file(GUEST_DIR + "/xorg-primary.conf", primary_xorg_conf(
+            self.heads, (self.head_width, self.head_height)).encode())
         ready = GUEST_DIR + "/xorg-primary.ready"
         # What an earlier primary wrote there must not pass for this one's word:
         # the shell below truncates the file only once it runs.
@@ -717,8 +733,8 @@ class Rig:
         """Click at (x, y) of head's picture with head's pointer."""
         _check_head(head, self.heads)
         self._input(head, [
-            {"type": "abs", "data": {"axis": "x", "value": x * 0x7fff // (HEAD_WIDTH - 1)}},
-            {"type": "abs", "data": {"axis": "y", "value": y * 0x7fff // (HEAD_HEIGHT - 1)}}])
+            {"type": "abs", "data": {"axis": "x", "value": x * 0x7fff // (self.head_width - 1)}},
+            {"type": "abs", "data": {"axis": "y", "value": y * 0x7fff // (self.head_height - 1)}}])
         for down in (True, False):
             self._input(head, [{"type": "btn", "data": {"down": down, "button": button}}])
 
@@ -889,17 +905,18 @@ def _xauthority(cookie):
             + counted(b"MIT-MAGIC-COOKIE-1") + counted(cookie))
 
 
-def primary_xorg_conf(heads):
-    """Modesetting without acceleration (no GL under TCG), each head 1024x768
+def primary_xorg_conf(heads, size=(HEAD_WIDTH, HEAD_HEIGHT)):
+    """Modesetting without acceleration (no GL under TCG), each head of size
     (the forced heads would pick 5120x2160) placed right of the one before."""
+    width, height = size
     device = ['Section "Device"', '\tIdentifier "card0"', '\tDriver "modesetting"',
               '\tOption "kmsdev" "/dev/dri/card0"', '\tOption "AccelMethod" "none"']
     monitors = []
     for head in range(1, heads + 1):
         device.append('\tOption "Monitor-Virtual-%d" "head%d"' % (head, head))
         monitors += ['Section "Monitor"', '\tIdentifier "head%d"' % head,
-                     '\tOption "PreferredMode" "%dx%d"' % (HEAD_WIDTH, HEAD_HEIGHT),
-                     '\tOption "Position" "%d 0"' % ((head - 1) * HEAD_WIDTH), "EndSection"]
+                     '\tOption "PreferredMode" "%dx%d"' % (width, height),
+                     '\tOption "Position" "%d 0"' % ((head - 1) * width), "EndSection"]
     device.append("EndSection")
     screen = ['Section "Screen"', '\tIdentifier "screen0"', '\tDevice "card0"', "EndSection"]
     return "\n".join(device + monitors + screen) + "\n"

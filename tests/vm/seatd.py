@@ -146,9 +146,10 @@ def paint_session(colour):
     return "/bin/sh -c \"xsetroot -solid '%s' && exec sleep 100000\"" % colour
 
 
-def seat_map(lessor, seats, general=""):
+def seat_map(lessor, seats, general="", mode=(rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT)):
     """seats: dicts with name, outputs, user and optionally colour (a painting
-    session), session (a command) and extra (more lines)."""
+    session), session (a command) and extra (more lines); each at mode, the
+    rig's head size."""
     lines = ["[general]", "lessor = %s" % lessor, "runtime_dir = %s" % RUNTIME_DIR,
              "restart_delay = 200ms"]
     if lessor == "x11":
@@ -158,7 +159,7 @@ def seat_map(lessor, seats, general=""):
         lines += ["", "[seat:%s]" % s["name"], "outputs = %s" % s["outputs"],
                   "user = %s" % s["user"],
                   # The forced heads prefer 5120x2160: too big to draw under TCG.
-                  "mode = %dx%d" % (rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT)]
+                  "mode = %dx%d" % mode]
         if "session" in s:
             lines.append("session = %s" % s["session"])
         elif "colour" in s:
