@@ -21,16 +21,15 @@ SEAT_DIR = RUNTIME_DIR + "/s1"
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("security", heads=2, xorg=True) as r:
-        setup_users(r, ["lab1"])
-        r.run("mkdir -p /etc/seatd-lease")
-        r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        # What systemd would set; the rig's init leaves the kernel's default
-        # (0), under which a user may hard-link root's files: the daemon must
-        # hold either way.
-        r.run("sysctl -q fs.protected_hardlinks=0")
-        yield r
+def rig(guest):
+    setup_users(guest, ["lab1"])
+    guest.run("mkdir -p /etc/seatd-lease")
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    # What systemd would set; the rig's init leaves the kernel's default
+    # (0), under which a user may hard-link root's files: the daemon must
+    # hold either way.
+    assert guest.run("sysctl -n fs.protected_hardlinks").stdout.strip() == "0"
+    yield guest
 
 
 def seat(session, extra=""):
