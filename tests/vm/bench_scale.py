@@ -16,7 +16,7 @@ from seatd import BIN, CONFIG, RUNTIME_DIR, Supervisor, seat_map, setup_users
 
 COUNTS = (1, 2, 4, 8)
 ROUNDS = 5
-HEAD_SIZE = (320, 240)
+HEAD_SIZE = (640, 480)
 PROBE = "%s/tests/vm/lease-probe" % rigmod.build_dir()
 COLOURS = ["#c03020", "#20a040", "#d0b020", "#8040c0", "#20a0c0", "#c08020", "#e060a0",
            "#606060"]
