@@ -1,10 +1,12 @@
 """seatd-lease's costs against the number of seats (issue 18), printed, not
-asserted, on a 9-head rig (heads at 320x240 so that TCG draws them): for
-N = 1, 2, 4, 8 seats, bring-up against its floor (the same N Xorgs started
-by hand on N leases at once, by lease-probe), the supervisor's memory,
-idle system calls, reclaim of one seat, reloads and `status`. Writes a
-chart of bring-up against N. Run by scripts/bench --scale. DRAFT: not yet
-run."""
+asserted, on a 9-head rig at 640x480 (the heads' smallest mode, so that TCG
+draws them). For each lessor and N seats: bring-up against its floor (the
+same N Xorgs started by hand on N leases at once: lease-probe for the X
+server's leases, drm-floor for the card's), the supervisor's memory, idle
+system calls, one seat's reclaim, reloads and `status`. Through the X
+server N stops at 6: Xorg's modesetting offers outputs only the card's first
+7 CRTCs, and the primary has one. Writes a chart of bring-up against N.
+Run by scripts/bench --scale."""
 
 import re
 import statistics
@@ -14,15 +16,15 @@ import time
 import rig as rigmod
 from seatd import BIN, CONFIG, RUNTIME_DIR, Supervisor, seat_map, setup_users
 
-COUNTS = (1, 2, 4, 8)
+RUNS = (("drm", (1, 2, 4, 8)), ("x11", (1, 2, 4, 6)))
 ROUNDS = 5
 HEAD_SIZE = (640, 480)
-PROBE = "%s/tests/vm/lease-probe" % rigmod.build_dir()
+TOOLS = "%s/tests/vm" % rigmod.build_dir()
 COLOURS = ["#c03020", "#20a040", "#d0b020", "#8040c0", "#20a0c0", "#c08020", "#e060a0",
            "#606060"]
 
-# Starts every command of a round at once, waits until each one's ready
-# test holds, prints the µs that took, and stops them.
+# Starts every command of a round at once, waits until the ready test
+# holds, prints the µs that took, and stops them.
 ROUND = r"""
 t0=$(date +%%s%%N)
 %(start)s
@@ -32,46 +34,58 @@ echo $(( (t1 - t0) / 1000 ))
 %(stop)s
 """
 
+# A command run `times` times in a row, in the guest: µs per run.
+REPEAT = r"""
+t0=$(date +%%s%%N)
+for i in $(seq %(times)d); do %(command)s >/dev/null; done
+t1=$(date +%%s%%N)
+echo $(( (t1 - t0) / 1000 / %(times)d ))
+"""
 
-def seats(n):
-    return seat_map("x11", [dict(name="s%d" % i, outputs="Virtual-%d" % (i + 1),
-                                 user="lab%d" % i, colour=COLOURS[i - 1])
-                            for i in range(1, n + 1)],
+
+def seats(lessor, n, colours=COLOURS):
+    return seat_map(lessor, [dict(name="s%d" % i, outputs="Virtual-%d" % (i + 1),
+                                  user="lab%d" % i, colour=colours[i - 1])
+                             for i in range(1, n + 1)],
                     general="restart = never\n", mode=HEAD_SIZE)
 
 
-def timed(rig, **parts):
-    out = rig.run(ROUND % parts, timeout=300).stdout
-    return int(out.split()[0]) / 1e6
+def in_guest(rig, script, **parts):
+    return int(rig.run(script % parts, timeout=300).stdout.split()[0]) / 1e6
 
 
-def floor_round(rig, n):
-    """N Xorgs, each on its own lease (lease-probe), started at once."""
-    starts, readies, pids = [], [], []
-    for i in range(1, n + 1):
-        xorg = ("/usr/lib/xorg/Xorg :%d -seat seat-floor%d -masterfd 3 -displayfd 4 -config "
-                "/tmp/floor%d.conf -logfile /tmp/floor%d.log -nolisten tcp -noreset"
-                % (40 + i, i, i, i))
-        starts.append("rm -f /tmp/floor%d.ready; DISPLAY=:0 XAUTHORITY=%s %s Virtual-%d lab%d "
-                      "%s 4>/tmp/floor%d.ready & p%d=$!"
-                      % (i, rigmod.XAUTHORITY, PROBE, i + 1, i, xorg, i, i))
-        readies.append("[ -s /tmp/floor%d.ready ]" % i)
-        pids.append("$p%d" % i)
-    return timed(rig, start="\n".join(starts), ready=" && ".join(readies),
-                 stop="kill %s; wait" % " ".join(pids))
+def xorg(i):
+    return ("/usr/lib/xorg/Xorg :%d -seat seat-floor%d -masterfd 3 -displayfd 4 -config "
+            "/tmp/floor%d.conf -logfile /tmp/floor%d.log -nolisten tcp -noreset 4>/tmp/floor%d.ready"
+            % (40 + i, i, i, i, i))
+
+
+def floor_round(rig, lessor, n):
+    """N Xorgs on N leases, started at once, to every one ready."""
+    clear = "rm -f /tmp/floor*.ready"
+    ready = " && ".join("[ -s /tmp/floor%d.ready ]" % i for i in range(1, n + 1))
+    if lessor == "drm":
+        lines = "\\n".join("Virtual-%d lab%d %s" % (i + 1, i, xorg(i)) for i in range(1, n + 1))
+        return in_guest(rig, ROUND, ready=ready, stop="kill $p; wait $p",
+                        start="%s; printf '%s\\n' | %s/drm-floor /dev/dri/card0 & p=$!"
+                        % (clear, lines, TOOLS))
+    starts = ["DISPLAY=:0 XAUTHORITY=%s %s/lease-probe Virtual-%d lab%d sh -c '%s' & p%d=$!"
+              % (rigmod.XAUTHORITY, TOOLS, i + 1, i, xorg(i), i) for i in range(1, n + 1)]
+    return in_guest(rig, ROUND, start=clear + "\n" + "\n".join(starts), ready=ready,
+                    stop="kill %s; wait" % " ".join("$p%d" % i for i in range(1, n + 1)))
 
 
 def ours_round(rig, n):
-    return timed(rig, start="%s -v -c %s run 2>/tmp/ours.log & p=$!" % (BIN, CONFIG),
-                 ready="[ $(grep -c 'X server ready' /tmp/ours.log) -ge %d ]" % n,
-                 stop="kill $p; wait $p")
+    return in_guest(rig, ROUND, start="%s -v -c %s run 2>/tmp/ours.log & p=$!" % (BIN, CONFIG),
+                    ready="[ $(grep -c 'X server ready' /tmp/ours.log) -ge %d ]" % n,
+                    stop="kill $p; wait $p")
 
 
-def bring_up(rig, n):
-    """(floor, ours) medians over ROUNDS, taken in turn."""
-    text = seats(n)
+def bring_up(rig, lessor, n):
+    """Floor and seatd-lease rounds in turn: (floor, ours) lists."""
+    text = seats(lessor, n)
     rig.write_file(CONFIG, text.encode())
-    # The floor's X servers run on the configuration seatd-lease generates.
+    # The floor's X servers run on the configurations seatd-lease generates.
     with Supervisor(rig, text) as sup:
         for i in range(1, n + 1):
             sup.wait_state("s%d" % i, "running", timeout=300)
@@ -79,15 +93,19 @@ def bring_up(rig, n):
                 % (n, RUNTIME_DIR))
     floor, ours = [], []
     for _ in range(ROUNDS):
-        floor.append(floor_round(rig, n))
+        floor.append(floor_round(rig, lessor, n))
         ours.append(ours_round(rig, n))
-    return statistics.median(floor), statistics.median(ours)
+    return floor, ours
 
 
-def running_costs(rig, n):
-    """With N seats running: RSS, idle calls in 10 s, one seat's reclaim,
-    reloads, status."""
-    text = seats(n)
+def reload_report(out):
+    return re.search(r"(\d+) restarted", out).group(1)
+
+
+def running_costs(rig, lessor, n):
+    """With N seats running: RSS, idle calls in 10 s, `status`, reloads,
+    one seat's reclaim."""
+    text = seats(lessor, n)
     out = {}
     with Supervisor(rig, text) as sup:
         for i in range(1, n + 1):
@@ -99,27 +117,23 @@ def running_costs(rig, n):
                         % sup.pid(), timeout=30).stdout
         total = [line.split() for line in trace.splitlines() if line.endswith(" total")]
         out["idle"] = int(total[0][3]) if total else 0
-        times = []
-        for _ in range(10):
-            t0 = time.monotonic()
-            rig.run("%s -c %s status >/dev/null" % (BIN, CONFIG))
-            times.append(time.monotonic() - t0)
-        out["status"] = statistics.median(times)
-        t0 = time.monotonic()
-        same = rig.run("%s -c %s reload" % (BIN, CONFIG)).stdout
-        out["reload_same"] = (time.monotonic() - t0,
-                              re.search(r"(\d+) restarted", same).group(1))
-        changed = text.replace(COLOURS[0], "#ffffff", 1)
+        out["status"] = in_guest(rig, REPEAT, times=20,
+                                 command="%s -c %s status" % (BIN, CONFIG))
+        out["reload_same"] = (in_guest(rig, REPEAT, times=1,
+                                       command="%s -c %s reload" % (BIN, CONFIG)),
+                              reload_report(rig.run("%s -c %s reload" % (BIN, CONFIG)).stdout))
+        # s1's session paints another colour: s1 alone restarts.
+        changed = seats(lessor, n, ["#ffffff"] + COLOURS[1:])
         rig.write_file(CONFIG, changed.encode())
         t0 = time.monotonic()
         one = rig.run("%s -c %s reload" % (BIN, CONFIG)).stdout
-        out["reload_one"] = (time.monotonic() - t0, re.search(r"(\d+) restarted", one).group(1))
+        out["reload_one"] = (time.monotonic() - t0, reload_report(one))
         sup.wait_state("s1", "running", timeout=300)
-        x = sup.xserver_pid("s1")
-        rig.run("kill -9 %d" % x)
-        sup.wait_state("s1", "stopped", timeout=60)
+        rig.run("kill -9 %d" % sup.xserver_pid("s1"))
+        sup.wait_state("s1", "failed", timeout=60)
         freed = re.findall(r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())
         out["reclaim"] = tuple(float(v) for v in freed[-1]) if freed else (None, None)
+        rig.write_file(CONFIG, text.encode())
     return out
 
 
@@ -127,14 +141,18 @@ def chart(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    ns = [r[0] for r in rows]
-    plt.figure(figsize=(6, 4))
-    plt.plot(ns, [r[1] for r in rows], "o-", label="floor (N Xorgs by hand)")
-    plt.plot(ns, [r[2] for r in rows], "s-", label="seatd-lease")
-    plt.xlabel("seats")
-    plt.ylabel("bring-up, s (median)")
-    plt.xticks(ns)
-    plt.legend()
+    plt.figure(figsize=(6.4, 4.2))
+    for lessor, marker in (("drm", "o"), ("x11", "s")):
+        mine = [r for r in rows if r["lessor"] == lessor]
+        ns = [r["n"] for r in mine]
+        plt.plot(ns, [r["floor"] for r in mine], marker + "--",
+                 label="floor, %s leases (Xorgs by hand)" % lessor)
+        plt.plot(ns, [r["ours"] for r in mine], marker + "-", label="seatd-lease, %s lessor" % lessor)
+    plt.xlabel("seats started at once")
+    plt.ylabel("bring-up to every X server ready, s (median)")
+    plt.xticks(sorted({r["n"] for r in rows}))
+    plt.ylim(bottom=0)
+    plt.legend(fontsize=8)
     plt.grid(True, alpha=0.3)
     plt.tight_layout()
     plt.savefig(path)
@@ -142,30 +160,42 @@ def chart(rows, path):
 
 def main():
     rows = []
-    with rigmod.Rig("bench-scale", heads=9, xorg=True, memory="3G", head_size=HEAD_SIZE) as rig:
+    with rigmod.Rig("bench-scale", heads=9, xorg=False, memory="3G", head_size=HEAD_SIZE) as rig:
         setup_users(rig, ["lab%d" % i for i in range(1, 9)])
         rig.run("mkdir -p /etc/seatd-lease")
-        for n in COUNTS:
-            floor, ours = bring_up(rig, n)
-            costs = running_costs(rig, n)
-            rows.append((n, floor, ours, costs))
+        for lessor, counts in RUNS:
+            if lessor == "x11":
+                rig.start_xorg()
+            for n in counts:
+                floor, ours = bring_up(rig, lessor, n)
+                row = dict(lessor=lessor, n=n, floor=statistics.median(floor),
+                           ours=statistics.median(ours), floor_rounds=floor, ours_rounds=ours)
+                row.update(running_costs(rig, lessor, n))
+                rows.append(row)
+                print("done: %s, %d seats" % (lessor, n), file=sys.stderr)
         acc = rig.accel
-    print("seatd-lease against the number of seats (accelerator %s: %s; medians of %d)"
-          % (acc.name, acc.reason, ROUNDS))
-    print("| seats | floor s | seatd-lease s | ratio | RSS KiB | idle calls/10 s | "
-          "reclaim ms (CPU ms) | reload same: s, restarted | reload one: s, restarted | "
-          "status s |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for n, floor, ours, c in rows:
-        print("| %d | %.3f | %.3f | %.3f | %d | %d | %s (%s) | %.3f, %s | %.3f, %s | %.3f |"
-              % (n, floor, ours, ours / floor, c["rss"], c["idle"], c["reclaim"][0],
-                 c["reclaim"][1], c["reload_same"][0], c["reload_same"][1],
-                 c["reload_one"][0], c["reload_one"][1], c["status"]))
-    if len(rows) > 1:
-        per_seat = (rows[-1][3]["rss"] - rows[0][3]["rss"]) / (rows[-1][0] - rows[0][0])
-        print("RSS growth per extra seat: %.1f KiB" % per_seat)
+    print("seatd-lease against the number of seats (accelerator %s: %s; medians of %d rounds; "
+          "%s)" % (acc.name, acc.reason, ROUNDS, time.strftime("%Y-%m-%d")))
+    print("| lessor | seats | floor s | seatd-lease s | ratio | RSS KiB | idle calls in 10 s | "
+          "reclaim ms (CPU ms) | reload, nothing changed: s, restarted | reload, one seat "
+          "changed: s, restarted | status s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print("| %s | %d | %.3f | %.3f | %.3f | %d | %d | %s (%s) | %.3f, %s | %.3f, %s | %.3f |"
+              % (r["lessor"], r["n"], r["floor"], r["ours"], r["ours"] / r["floor"], r["rss"],
+                 r["idle"], r["reclaim"][0], r["reclaim"][1], r["reload_same"][0],
+                 r["reload_same"][1], r["reload_one"][0], r["reload_one"][1], r["status"]))
+    for lessor, _ in RUNS:
+        mine = [r for r in rows if r["lessor"] == lessor]
+        per_seat = (mine[-1]["rss"] - mine[0]["rss"]) / (mine[-1]["n"] - mine[0]["n"])
+        print("%s: RSS growth per extra seat %.1f KiB (%d to %d seats)"
+              % (lessor, per_seat, mine[0]["n"], mine[-1]["n"]))
+        for r in mine:
+            print("  %d seats: floor rounds %s; seatd-lease rounds %s" % (
+                r["n"], " ".join("%.3f" % x for x in r["floor_rounds"]),
+                " ".join("%.3f" % x for x in r["ours_rounds"])))
     path = "%s/vm/bench-scale.png" % rigmod.build_dir()
-    chart([(n, f, o) for n, f, o, _ in rows], path)
+    chart(rows, path)
     print("chart: %s" % path)
     return 0
 

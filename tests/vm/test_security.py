@@ -25,11 +25,12 @@ def rig(guest):
     setup_users(guest, ["lab1"])
     guest.run("mkdir -p /etc/seatd-lease")
     guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
-    # What systemd would set; the rig's init leaves the kernel's default
-    # (0), under which a user may hard-link root's files: the daemon must
-    # hold either way.
-    assert guest.run("sysctl -n fs.protected_hardlinks").stdout.strip() == "0"
+    # Under protected_hardlinks=0 a user may hard-link root's files: the
+    # daemon must hold even then. The shared guest gets its value back.
+    before = guest.run("sysctl -n fs.protected_hardlinks").stdout.strip()
+    guest.run("sysctl -q fs.protected_hardlinks=0")
     yield guest
+    guest.run("sysctl -q fs.protected_hardlinks=%s" % before)
 
 
 def seat(session, extra=""):
