@@ -47,8 +47,9 @@ static void find(int fd, drmModeRes *res, const char *name, uint32_t *used, uint
 
 		if (c == NULL)
 			continue;
-		snprintf(cname, sizeof(cname), "%s-%u",
-			 drmModeGetConnectorTypeName(c->connector_type) ?: "Unknown",
+		const char *type = drmModeGetConnectorTypeName(c->connector_type);
+
+		snprintf(cname, sizeof(cname), "%s-%u", type != NULL ? type : "Unknown",
 			 c->connector_type_id);
 		for (int e = 0; strcmp(cname, name) == 0 && e < c->count_encoders; e++) {
 			drmModeEncoder *enc = drmModeGetEncoder(fd, c->encoders[e]);
