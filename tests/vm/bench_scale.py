@@ -28,7 +28,10 @@ COLOURS = ["#c03020", "#20a040", "#d0b020", "#8040c0", "#20a0c0", "#c08020", "#e
 ROUND = r"""
 t0=$(date +%%s%%N)
 %(start)s
-until %(ready)s; do sleep 0.005; done
+until %(ready)s; do
+	sleep 0.005
+	[ $(( $(date +%%s%%N) - t0 )) -lt 240000000000 ] || { echo "not ready in 240 s" >&2; break; }
+done
 t1=$(date +%%s%%N)
 echo $(( (t1 - t0) / 1000 ))
 %(stop)s
@@ -51,7 +54,9 @@ def seats(lessor, n, colours=COLOURS):
 
 
 def in_guest(rig, script, **parts):
-    return int(rig.run(script % parts, timeout=300).stdout.split()[0]) / 1e6
+    r = rig.run(script % parts, timeout=300)
+    assert not r.stderr, "%s\n%s" % (r.stderr, rig.run("cat /tmp/round.out", check=False).stdout)
+    return int(r.stdout.split()[0]) / 1e6
 
 
 def xorg(i):
@@ -62,21 +67,24 @@ def xorg(i):
 
 def floor_round(rig, lessor, n):
     """N Xorgs on N leases, started at once, to every one ready."""
-    clear = "rm -f /tmp/floor*.ready"
+    clear = "rm -f /tmp/floor*.ready /tmp/round.out"
     ready = " && ".join("[ -s /tmp/floor%d.ready ]" % i for i in range(1, n + 1))
     if lessor == "drm":
         lines = "\\n".join("Virtual-%d lab%d %s" % (i + 1, i, xorg(i)) for i in range(1, n + 1))
         return in_guest(rig, ROUND, ready=ready, stop="kill $p; wait $p",
-                        start="%s; printf '%s\\n' | %s/drm-floor /dev/dri/card0 & p=$!"
+                        start="%s; printf '%s\\n' | %s/drm-floor /dev/dri/card0 >/tmp/round.out "
+                        "2>&1 & p=$!"
                         % (clear, lines, TOOLS))
-    starts = ["DISPLAY=:0 XAUTHORITY=%s %s/lease-probe Virtual-%d lab%d sh -c '%s' & p%d=$!"
+    starts = ["DISPLAY=:0 XAUTHORITY=%s %s/lease-probe Virtual-%d lab%d sh -c '%s' "
+              ">>/tmp/round.out 2>&1 & p%d=$!"
               % (rigmod.XAUTHORITY, TOOLS, i + 1, i, xorg(i), i) for i in range(1, n + 1)]
     return in_guest(rig, ROUND, start=clear + "\n" + "\n".join(starts), ready=ready,
                     stop="kill %s; wait" % " ".join("$p%d" % i for i in range(1, n + 1)))
 
 
 def ours_round(rig, n):
-    return in_guest(rig, ROUND, start="%s -v -c %s run 2>/tmp/ours.log & p=$!" % (BIN, CONFIG),
+    return in_guest(rig, ROUND, start="%s -v -c %s run >/tmp/round.out 2>/tmp/ours.log & p=$!"
+                    % (BIN, CONFIG),
                     ready="[ $(grep -c 'X server ready' /tmp/ours.log) -ge %d ]" % n,
                     stop="kill $p; wait $p")
 
@@ -144,6 +152,8 @@ def chart(rows, path):
     plt.figure(figsize=(6.4, 4.2))
     for lessor, marker in (("drm", "o"), ("x11", "s")):
         mine = [r for r in rows if r["lessor"] == lessor]
+        if not mine:
+            continue
         ns = [r["n"] for r in mine]
         plt.plot(ns, [r["floor"] for r in mine], marker + "--",
                  label="floor, %s leases (Xorgs by hand)" % lessor)
@@ -158,12 +168,24 @@ def chart(rows, path):
     plt.savefig(path)
 
 
-def main():
+def main(argv):
+    """argv: [--rounds R] [LESSOR:N,N...]... (default: RUNS, ROUNDS)."""
+    global ROUNDS
+    runs = []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--rounds":
+            ROUNDS = int(args.pop(0))
+        else:
+            lessor, _, counts = arg.partition(":")
+            runs.append((lessor, tuple(int(n) for n in counts.split(","))))
+    runs = runs or RUNS
     rows = []
     with rigmod.Rig("bench-scale", heads=9, xorg=False, memory="3G", head_size=HEAD_SIZE) as rig:
         setup_users(rig, ["lab%d" % i for i in range(1, 9)])
         rig.run("mkdir -p /etc/seatd-lease")
-        for lessor, counts in RUNS:
+        for lessor, counts in runs:
             if lessor == "x11":
                 rig.start_xorg()
             for n in counts:
@@ -185,8 +207,10 @@ def main():
               % (r["lessor"], r["n"], r["floor"], r["ours"], r["ours"] / r["floor"], r["rss"],
                  r["idle"], r["reclaim"][0], r["reclaim"][1], r["reload_same"][0],
                  r["reload_same"][1], r["reload_one"][0], r["reload_one"][1], r["status"]))
-    for lessor, _ in RUNS:
+    for lessor, _ in runs:
         mine = [r for r in rows if r["lessor"] == lessor]
+        if len(mine) < 2:
+            continue
         per_seat = (mine[-1]["rss"] - mine[0]["rss"]) / (mine[-1]["n"] - mine[0]["n"])
         print("%s: RSS growth per extra seat %.1f KiB (%d to %d seats)"
               % (lessor, per_seat, mine[0]["n"], mine[-1]["n"]))
@@ -201,4 +225,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
