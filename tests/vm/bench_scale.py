@@ -60,7 +60,8 @@ def in_guest(rig, script, **parts):
 
 
 def xorg(i):
-    return ("/usr/lib/xorg/Xorg :%d -seat seat-floor%d -masterfd 3 -displayfd 4 -config "
+    # exec: the signal that ends a round must reach the X server itself.
+    return ("exec /usr/lib/xorg/Xorg :%d -seat seat-floor%d -masterfd 3 -displayfd 4 -config "
             "/tmp/floor%d.conf -logfile /tmp/floor%d.log -nolisten tcp -noreset 4>/tmp/floor%d.ready"
             % (40 + i, i, i, i, i))
 
