@@ -20,6 +20,9 @@ DEBS = os.path.join(rigmod.build_dir(), "vm", "debs")
 GUEST_PACKAGES = "lightdm lightdm-gtk-greeter"
 LIGHTDM_XAUTHORITY = "/var/run/lightdm/root/:0"
 LIGHTDM_LOG = "/var/log/lightdm/lightdm.log"
+# A drop-in that has LightDM's start find :0 taken (test_display_manager_seats).
+LIGHTDM_DROPIN = "/run/systemd/system/lightdm.service.d"
+TAKE_X0 = "/run/rig-take-x0"
 # The recipe's snippet for the primary X server.
 DONT_VT_SWITCH = "/etc/X11/xorg.conf.d/90-seatd-lease.conf"
 DONT_VT_SWITCH_TEXT = 'Section "ServerFlags"\n\tOption "DontVTSwitch" "true"\nEndSection\n'
@@ -407,31 +410,27 @@ def test_display_manager_seats(rig):
 
         # LightDM's restart brings every seat's greeter back. LightDM
         # numbers its X servers in the order it starts them, so seat0's is
-        # not always :0; the second time a lock file (anyone may write one
-        # in /tmp) takes :0, and seatd-lease follows seat0 to :1.
-        for blocked in (False, True):
-            if not blocked:
-                rig.run("systemctl restart lightdm", timeout=60)
-            else:
-                # Once :0's own X server has gone (it removes its lock).
-                rig.run("systemctl stop lightdm", timeout=60)
-                blocker = rig.run("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!"
-                                  ).stdout.strip()
-                rig.run("printf '%%10s\\n' %s >/tmp/.X0-lock" % blocker)
-                rig.run("systemctl start lightdm", timeout=60)
-            primary = wait_seat0_xserver(rig)
-            if blocked:
-                assert primary[0] != ":0", primary
-            wait_greeter(rig, primary[0])
-            assert_greeter_shown(rig, 1)
-            for seat, head in (("lab-2", 2), ("lab-3", 3)):
-                x = wait_seat_xserver(rig, seat)
-                wait_greeter(rig, x[1])
-                assert_greeter_shown(rig, head)
-                assert x[1] != primary[0], (x, primary)
-            st = status_json(rig)
-            for seat in ("lab-2", "lab-3"):
-                assert st[seat]["state"] == "handed-out", st[seat]
+        # not always :0; here a lock file (anyone may write one in /tmp),
+        # planted once the old :0 has gone (it removes its own), takes :0
+        # outright, and seatd-lease follows seat0 wherever it is.
+        blocker = rig.run("setsid sleep 600 </dev/null >/dev/null 2>&1 & echo $!").stdout.strip()
+        rig.write_file(TAKE_X0, ("#!/bin/sh\nprintf '%%10s\\n' %s >/tmp/.X0-lock\n"
+                                 % blocker).encode(), mode=0o755)
+        rig.run("mkdir -p %s && printf '[Service]\\nExecStartPre=%s\\n' >%s/90-rig.conf && "
+                "systemctl daemon-reload" % (LIGHTDM_DROPIN, TAKE_X0, LIGHTDM_DROPIN))
+        rig.run("systemctl restart lightdm", timeout=60)
+        primary = wait_seat0_xserver(rig)
+        assert primary[0] != ":0", primary
+        wait_greeter(rig, primary[0])
+        assert_greeter_shown(rig, 1)
+        for seat, head in (("lab-2", 2), ("lab-3", 3)):
+            x = wait_seat_xserver(rig, seat)
+            wait_greeter(rig, x[1])
+            assert_greeter_shown(rig, head)
+            assert x[1] != primary[0], (x, primary)
+        st = status_json(rig)
+        for seat in ("lab-2", "lab-3"):
+            assert st[seat]["state"] == "handed-out", st[seat]
         journal = rig.run("journalctl -u seatd-lease -o cat --no-pager").stdout
         assert "connected to X server %s (seat0's)" % primary[0] in journal, journal[-3000:]
 
@@ -456,7 +455,8 @@ def test_display_manager_seats(rig):
         stop_daemon(rig)
         rig.run("rm -f %s" % conf)
         if blocker:
-            rig.run("kill %s; rm -f /tmp/.X0-lock" % blocker, check=False)
+            rig.run("kill %s; rm -f /tmp/.X0-lock %s; rm -rf %s; systemctl daemon-reload"
+                    % (blocker, TAKE_X0, LIGHTDM_DROPIN), check=False)
     # LightDM's seats go with seatd-lease's: no X server on a lease, no
     # logind seat, no rules; the outputs are the primary's again.
     # ([s]: the pattern must not match the shell that runs it.)
