@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -76,6 +77,19 @@ static pid_t root_server(const char *display, char *err, size_t errlen) {
 	}
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	snprintf(addr.sun_path, sizeof(addr.sun_path), X11_SOCKET_DIR "/X%ld", n);
+	/* Anyone may create a name in the sticky /tmp/.X11-unix, a symbolic
+	 * link to some root socket among them; root's socket there no one
+	 * else can replace. */
+	struct stat st;
+	if (lstat(addr.sun_path, &st) != 0) {
+		snprintf(err, errlen, "X server %s: %s: %s", display, addr.sun_path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != 0) {
+		snprintf(err, errlen, "X server %s: %s is not a socket of root's", display,
+				addr.sun_path);
+		return -1;
+	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
