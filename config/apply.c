@@ -33,6 +33,25 @@ static bool absolute_path(struct interp_ctx *c, const struct ini_entry *e) {
 	return true;
 }
 
+/* A card is a DRM device node: /dev/dri/cardN, or a stable name of one
+ * (/dev/dri/by-path/pci-0000:03:00.0-card). */
+static bool card_path(struct interp_ctx *c, const struct ini_entry *e) {
+	if (!absolute_path(c, e)) {
+		return false;
+	}
+	const char *base = strrchr(e->value, '/') + 1;
+	size_t len = strlen(base);
+	if (strncmp(e->value, "/dev/dri/", 9) != 0 || strstr(e->value, "/..") != NULL ||
+			strncmp(base, "renderD", 7) == 0 ||
+			(len >= 7 && strcmp(base + len - 7, "-render") == 0)) {
+		interp_error(c, e->line, "card = %s: name a card's device under /dev/dri: "
+				"/dev/dri/cardN, or its stable name /dev/dri/by-path/...-card "
+				"(ls -l /dev/dri/by-path)", e->value);
+		return false;
+	}
+	return true;
+}
+
 static bool nonempty(struct interp_ctx *c, const struct ini_entry *e) {
 	if (e->value[0] == '\0') {
 		interp_error(c, e->line, "%s is empty; give it a value or remove the line", e->key);
@@ -91,8 +110,8 @@ void apply_general(struct interp_ctx *c, struct seatmap *map, struct seat_policy
 			set_string(&map->xauthority, e->value);
 		}
 	} else if (strcmp(e->key, "card") == 0) {
-		map->card_line = e->line;
-		if (absolute_path(c, e)) {
+		if (card_path(c, e)) {
+			map->card_line = e->line;
 			set_string(&map->card, e->value);
 		}
 	} else if (strcmp(e->key, "xserver") == 0) {
@@ -260,6 +279,12 @@ void apply_seat(struct interp_ctx *c, struct seat_config *seat, const struct ini
 		apply_matches(c, e, &seat->devices, &seat->n_devices);
 	} else if (strcmp(e->key, "user") == 0) {
 		apply_user(c, seat, e);
+	} else if (strcmp(e->key, "card") == 0) {
+		if (card_path(c, e)) {
+			seat->card_line = e->line;
+			free(seat->card);
+			seat->card = xstrdup(e->value);
+		}
 	} else if (strcmp(e->key, "display") == 0) {
 		seat->display_line = e->line;
 		if (!parse_display(e->value, &seat->display, err, sizeof(err))) {

@@ -238,4 +238,9 @@ void seatmap_interpret(const struct ini_doc *doc, const struct seatmap_env *env,
 		}
 	}
 	seat_config_finish(&tmpl);
+	for (size_t i = 0; i < map->n_seats; i++) {
+		if (map->seats[i].card == NULL && map->card != NULL) {
+			map->seats[i].card = xstrdup(map->card);
+		}
+	}
 }

@@ -9,7 +9,7 @@ const struct key_info seatmap_keys[] = {
 	{"lessor", IN_GENERAL},
 	{"display", IN_GENERAL | IN_SEAT},
 	{"xauthority", IN_GENERAL},
-	{"card", IN_GENERAL},
+	{"card", IN_GENERAL | IN_SEAT},
 	{"xserver", IN_GENERAL},
 	{"runtime_dir", IN_GENERAL},
 	{"control_group", IN_GENERAL},

@@ -5,6 +5,10 @@
 #include "values.h"
 #include "xalloc.h"
 
+static bool str_equal(const char *a, const char *b) {
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
 const char *restart_policy_name(enum restart_policy policy) {
 	switch (policy) {
 	case RESTART_ALWAYS:
@@ -15,6 +19,10 @@ const char *restart_policy_name(enum restart_policy policy) {
 		break;
 	}
 	return "on-failure";
+}
+
+enum lessor_kind seatmap_card_lessor(const struct seatmap *map, const char *card) {
+	return map->lessor == LESSOR_X11 && str_equal(card, map->card) ? LESSOR_X11 : LESSOR_DRM;
 }
 
 const char *lessor_kind_name(enum lessor_kind kind) {
@@ -48,6 +56,7 @@ struct seat_config seat_config_copy(const struct seat_config *seat) {
 	copy.session = strv_copy(seat->session);
 	copy.xserver_args = strv_copy(seat->xserver_args);
 	copy.xorg_conf = seat->xorg_conf != NULL ? xstrdup(seat->xorg_conf) : NULL;
+	copy.card = seat->card != NULL ? xstrdup(seat->card) : NULL;
 	return copy;
 }
 
@@ -86,6 +95,7 @@ void seat_config_finish(struct seat_config *s) {
 	strv_free(s->session);
 	strv_free(s->xserver_args);
 	free(s->xorg_conf);
+	free(s->card);
 	*s = (struct seat_config){0};
 }
 
@@ -113,10 +123,6 @@ void seatmap_free(struct seatmap *map) {
 	free(map);
 }
 
-static bool str_equal(const char *a, const char *b) {
-	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
 static bool strv_equal(char *const *a, char *const *b) {
 	if (a == NULL || b == NULL) {
 		return a == b;
@@ -137,7 +143,7 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 			!strv_equal(a->session, b->session) ||
 			!strv_equal(a->xserver_args, b->xserver_args) ||
 			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
-			!str_equal(a->xorg_conf, b->xorg_conf) ||
+			!str_equal(a->xorg_conf, b->xorg_conf) || !str_equal(a->card, b->card) ||
 			a->policy.restart != b->policy.restart ||
 			a->policy.restart_delay_ms != b->policy.restart_delay_ms ||
 			a->policy.restart_delay_max_ms != b->policy.restart_delay_max_ms ||
@@ -176,7 +182,8 @@ const char *seatmap_general_change(const struct seatmap *a, const struct seatmap
 	if (!str_equal(a->xauthority, b->xauthority)) {
 		return "xauthority";
 	}
-	if (a->lessor == LESSOR_DRM && !str_equal(a->card, b->card)) {
+	/* Which seats the X server's lessor serves, or the drm lessor's default. */
+	if (!str_equal(a->card, b->card)) {
 		return "card";
 	}
 	if (!str_equal(a->control_group, b->control_group)) {

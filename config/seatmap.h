@@ -80,6 +80,10 @@ struct seat_config {
 	char **xserver_args; /* NULL-terminated, never NULL */
 	size_t n_xserver_args;
 
+	/* The card its outputs are on: its own card = line, else [general]'s;
+	 * always set after load. */
+	char *card;
+
 	unsigned mode_width, mode_height; /* 0 when unset */
 	char *xorg_conf;    /* NULL when unset */
 
@@ -87,7 +91,7 @@ struct seat_config {
 
 	/* Where each setting was written (0: not in this seat's own section). */
 	int outputs_line, inputs_line, devices_line, user_line, display_line, session_line;
-	int xserver_args_line, xorg_conf_line;
+	int xserver_args_line, xorg_conf_line, card_line;
 };
 
 struct seatmap {
@@ -98,7 +102,10 @@ struct seatmap {
 	 * server logind's seat0 shows, found at each connection. */
 	char *display;
 	char *xauthority;   /* x11: NULL means none (seat0: that server's -auth) */
-	char *card;         /* drm */
+	/* The seats' card unless a seat names its own: lessor = x11, the card
+	 * the primary X server drives (seats on any other card lease from
+	 * that card itself); lessor = drm, the default card. */
+	char *card;
 	char *xserver;
 	char *runtime_dir;
 	char *control_group; /* may use the control socket besides root; NULL: none */
@@ -154,6 +161,10 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 /* The first [general] key whose change a running daemon cannot take on
  * (its lessor, its socket), or NULL if there is none. */
 const char *seatmap_general_change(const struct seatmap *a, const struct seatmap *b);
+
+/* The lessor that serves seats on card: the X server's for [general]'s
+ * card with lessor = x11, the card's own (drm) otherwise. */
+enum lessor_kind seatmap_card_lessor(const struct seatmap *map, const char *card);
 
 /* "on-failure", "always", "never"; "x11", "drm". Never NULL. */
 const char *restart_policy_name(enum restart_policy policy);

@@ -71,8 +71,9 @@ static void check_required(struct seatmap *map, struct diag_list *diags) {
 		struct seat_config *s = &map->seats[i];
 		if (s->n_outputs == 0 && s->outputs_line == 0) {
 			error(s->line, "seat %s has no outputs; add e.g. 'outputs = HDMI-1', naming "
-					"outputs as %s shows them", s->name, map->lessor == LESSOR_X11
-					? "xrandr on the primary X server" : "/sys/class/drm/card0-*");
+					"outputs as %s shows them", s->name,
+					seatmap_card_lessor(map, s->card) == LESSOR_X11
+					? "xrandr on the primary X server" : "/sys/class/drm/cardN-*");
 		}
 		if (s->display_manager) {
 			check_display_manager_seat(map, s, diags);
@@ -113,13 +114,19 @@ static void check_shared(struct seatmap *map, struct diag_list *diags) {
 		struct seat_config *b = &map->seats[j];
 		for (size_t i = 0; i < j; i++) {
 			struct seat_config *a = &map->seats[i];
-			for (size_t x = 0; x < b->n_outputs; x++) {
+			/* Connector names repeat from card to card (Virtual-1 on each). */
+			bool same_card = a->card == NULL || b->card == NULL ||
+				strcmp(a->card, b->card) == 0;
+			for (size_t x = 0; same_card && x < b->n_outputs; x++) {
 				for (size_t y = 0; y < a->n_outputs; y++) {
 					if (strcmp(b->outputs[x], a->outputs[y]) == 0) {
-						error(line_or(b->outputs_line, b->line), "output %s "
+						bool other = b->card != NULL && map->card != NULL &&
+							strcmp(b->card, map->card) != 0;
+						error(line_or(b->outputs_line, b->line), "output %s%s%s "
 								"is already seat %s's (line %d); an output "
-								"belongs to one seat", b->outputs[x], a->name,
-								line_or(a->outputs_line, a->line));
+								"belongs to one seat", b->outputs[x],
+								other ? " of " : "", other ? b->card : "",
+								a->name, line_or(a->outputs_line, a->line));
 						break;
 					}
 				}
@@ -215,6 +222,68 @@ static void check_lessor(struct seatmap *map, struct diag_list *diags) {
 		error(map->lessor_line, "the x11 lessor needs the primary X server: set "
 				"'display = :0' in [general] (or run with $DISPLAY set)");
 	}
+}
+
+/* Where a card was written: seat s's card = line, else [general]'s. */
+static int card_line(const struct seatmap *map, const struct seat_config *s) {
+	return s != NULL && s->card_line > 0 ? s->card_line : map->card_line;
+}
+
+/* Each card the map names is a device, and two names of one card are an
+ * error: the daemon would take it for two cards (two DRM masters, or the
+ * X server's card leased from the card itself). A card not there yet is a
+ * warning: its seats wait for it. Slot 0 is [general]'s card, slot i the
+ * card of seat i - 1 when it names its own. */
+static void check_cards(struct seatmap *map, struct diag_list *diags) {
+	size_t n = map->n_seats + 1;
+	struct stat *st = xcalloc(n, sizeof(*st));
+	bool *ok = xcalloc(n, sizeof(*ok));
+	for (size_t i = 0; i < n; i++) {
+		const struct seat_config *s = i > 0 ? &map->seats[i - 1] : NULL;
+		const char *card = s != NULL ? s->card : map->card;
+		ok[i] = false;
+		if (card == NULL || (s != NULL && s->card_line == 0)) {
+			continue; /* [general]'s, judged in slot 0 */
+		}
+		bool judged = false;
+		for (size_t j = 0; j < i && !judged; j++) {
+			const struct seat_config *t = j > 0 ? &map->seats[j - 1] : NULL;
+			judged = (t == NULL || t->card_line > 0) &&
+				strcmp(t != NULL ? t->card : map->card, card) == 0;
+		}
+		if (judged) {
+			continue; /* the same name as an earlier slot's */
+		}
+		int line = card_line(map, s);
+		if (stat(card, &st[i]) != 0) {
+			/* [general]'s default card is not judged: seats that use it
+			 * report it themselves (the lessor says why it cannot). */
+			if (s != NULL || (map->lessor == LESSOR_DRM && map->card_line > 0)) {
+				warning(line, "card %s: %s; its seats wait for it (ls -l /dev/dri/by-path "
+						"lists the cards)", card, strerror(errno));
+			}
+			continue;
+		}
+		if (!S_ISCHR(st[i].st_mode)) {
+			error(line, "card %s is not a device; name a card under /dev/dri (ls -l "
+					"/dev/dri/by-path)", card);
+			continue;
+		}
+		ok[i] = true;
+		for (size_t j = 0; j < i; j++) {
+			const char *other = j > 0 ? map->seats[j - 1].card : map->card;
+			if (ok[j] && st[j].st_rdev == st[i].st_rdev && strcmp(other, card) != 0) {
+				int at = card_line(map, j > 0 ? &map->seats[j - 1] : NULL);
+				char where[64];
+				snprintf(where, sizeof(where), at > 0 ? "line %d" : "[general]'s card", at);
+				error(line, "card %s is %s (%s) by another name; name each card one way",
+						card, other, where);
+				break;
+			}
+		}
+	}
+	free(st);
+	free(ok);
 }
 
 static void check_xserver(struct seatmap *map, struct diag_list *diags) {
@@ -342,6 +411,7 @@ void seatmap_validate(struct seatmap *map, const struct seatmap_env *env,
 		return;
 	}
 	check_xserver(map, diags);
+	check_cards(map, diags);
 	check_runtime_dir_target(map, diags);
 	if (map->control_group != NULL && getgrnam(map->control_group) == NULL) {
 		error(map->control_group_line, "group %s does not exist; create it (addgroup "

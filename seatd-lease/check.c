@@ -1,5 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -8,7 +9,7 @@
 #include "values.h"
 
 static void print_seat(const struct seat_config *s) {
-	printf("seat %s: outputs", s->name);
+	printf("seat %s: card %s, outputs", s->name, s->card);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		printf(" %s", s->outputs[i]);
 	}
@@ -34,18 +35,38 @@ static void print_seat(const struct seat_config *s) {
 			delay, max, s->policy.start_limit_burst, window);
 }
 
+/* Each card the seats are on, with its lessor and its number of seats. */
+static void print_cards(const struct seatmap *map) {
+	for (size_t i = 0; i < map->n_seats; i++) {
+		const char *card = map->seats[i].card;
+		size_t n = 0;
+		bool first = true;
+		for (size_t j = 0; j < map->n_seats; j++) {
+			if (strcmp(map->seats[j].card, card) == 0) {
+				first = first && j >= i;
+				n++;
+			}
+		}
+		if (!first) {
+			continue;
+		}
+		if (seatmap_card_lessor(map, card) == LESSOR_X11) {
+			printf("card %s: %zu seat%s, leased from the X server on %s\n", card, n,
+					n == 1 ? "" : "s", map->display);
+		} else {
+			printf("card %s: %zu seat%s, leased from the card itself (drm)\n", card, n,
+					n == 1 ? "" : "s");
+		}
+	}
+}
+
 int cmd_check(const char *path, bool probe) {
 	struct seatmap *map = seatmap_load_reported(path, NULL, stderr, "nothing was started");
 	if (map == NULL) {
 		return 1;
 	}
-	if (map->lessor == LESSOR_X11) {
-		printf("%s: %zu seat%s, leased from the X server on %s\n", path, map->n_seats,
-				map->n_seats == 1 ? "" : "s", map->display);
-	} else {
-		printf("%s: %zu seat%s, leased from %s\n", path, map->n_seats,
-				map->n_seats == 1 ? "" : "s", map->card);
-	}
+	printf("%s: %zu seat%s\n", path, map->n_seats, map->n_seats == 1 ? "" : "s");
+	print_cards(map);
 	for (size_t i = 0; i < map->n_seats; i++) {
 		print_seat(&map->seats[i]);
 	}

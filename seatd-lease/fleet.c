@@ -85,7 +85,7 @@ void fleet_changed(struct fleet *fleet) {
 
 void fleet_stop_all(struct fleet *fleet) {
 	fleet->shutting_down = true;
-	lessor_link_shutdown(fleet->env.link);
+	lessor_links_shutdown(fleet->env.links);
 	for (size_t i = 0; i < fleet->n_runners; i++) {
 		fleet->runners[i]->restart_requested = false;
 		seat_stop(&fleet->runners[i]->seat);
@@ -93,16 +93,21 @@ void fleet_stop_all(struct fleet *fleet) {
 	fleet_check_quit(fleet);
 }
 
-void fleet_available(struct fleet *fleet) {
+void fleet_available(struct fleet *fleet, const struct lessor_link *link) {
 	for (size_t i = 0; i < fleet->n_runners; i++) {
-		seat_available(&fleet->runners[i]->seat);
+		if (fleet->runners[i]->link == link) {
+			seat_available(&fleet->runners[i]->seat);
+		}
 	}
 }
 
-void fleet_lessor_lost(struct fleet *fleet) {
-	/* Each seat forgets its lease, void now (the lessor frees them). */
+void fleet_lessor_lost(struct fleet *fleet, const struct lessor_link *link) {
+	/* Each seat of its card forgets its lease, void now (the lessor frees
+	 * them); the other cards' seats run on. */
 	for (size_t i = 0; i < fleet->n_runners; i++) {
-		seat_lessor_lost(&fleet->runners[i]->seat);
+		if (fleet->runners[i]->link == link) {
+			seat_lessor_lost(&fleet->runners[i]->seat);
+		}
 	}
 }
 

@@ -59,8 +59,8 @@ void fleet_check_quit(struct fleet *fleet);
 /* SIGTERM: every seat stops for good. */
 void fleet_stop_all(struct fleet *fleet);
 
-/* The lessor link's news, to every seat. */
-void fleet_available(struct fleet *fleet);
-void fleet_lessor_lost(struct fleet *fleet);
+/* A lessor link's news, to the seats on its card. */
+void fleet_available(struct fleet *fleet, const struct lessor_link *link);
+void fleet_lessor_lost(struct fleet *fleet, const struct lessor_link *link);
 
 #endif

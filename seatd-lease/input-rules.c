@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "drm-card.h"
 #include "input-rules.h"
 #include "input.h"
 #include "logind-seat.h"
@@ -158,8 +159,18 @@ char *input_seat_rules_text(const struct seat_config *seat, const char *user, bo
 		char *err, size_t errlen) {
 	char *inputs = input_rules_text(seat, user, err, errlen);
 	char *devices = inputs != NULL ? input_devices_rules_text(seat, err, errlen) : NULL;
-	char *master = logind ? logind_master_rules_text(seat) : xstrdup("");
-	char *text = devices != NULL ? xasprintf("%s%s%s", inputs, devices, master) : NULL;
+	char card[64];
+	char *master = NULL;
+	if (!logind) {
+		master = xstrdup("");
+	} else if (drm_card_sysname(seat->card, card, sizeof(card)) == 0) {
+		master = logind_master_rules_text(seat, card);
+	} else if (devices != NULL) {
+		snprintf(err, errlen, "card %s: %s; the seat's logind seat is made of its outputs "
+				"there", seat->card != NULL ? seat->card : "(none)", strerror(errno));
+	}
+	char *text = devices != NULL && master != NULL
+		? xasprintf("%s%s%s", inputs, devices, master) : NULL;
 	free(inputs);
 	free(devices);
 	free(master);

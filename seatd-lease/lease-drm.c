@@ -64,7 +64,7 @@ static void drm_destroy(struct lessor *base) {
 	drm_uevents_close(l->uevents);
 	if (l->fd >= 0) {
 		if (l->stored) {
-			master_store_forget();
+			master_store_forget(l->devnum);
 		}
 		drmDropMaster(l->fd);
 		close(l->fd);
@@ -73,15 +73,17 @@ static void drm_destroy(struct lessor *base) {
 	free(l);
 }
 
-static struct lessor *drm_create(const struct seatmap *map, struct poller *poller,
-		const struct lessor_listener *listener, char *err, size_t errlen) {
+static struct lessor *drm_create(const struct seatmap *map, const char *card_path,
+		struct poller *poller, const struct lessor_listener *listener, char *err,
+		size_t errlen) {
+	(void)map;
 	struct drm_lessor *l = calloc(1, sizeof(*l));
-	if (l == NULL || (l->card = strdup(map->card)) == NULL) {
+	if (l == NULL || (l->card = strdup(card_path)) == NULL) {
 		free(l);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	lessor_init(&l->base, &lessor_drm_impl, &drm_backend, map->card, listener);
+	lessor_init(&l->base, &lessor_drm_impl, &drm_backend, card_path, listener);
 	struct stat card;
 	l->fd = stat(l->card, &card) == 0 ? master_store_take(card.st_rdev) : -1;
 	bool kept = l->fd >= 0;
@@ -111,9 +113,11 @@ static struct lessor *drm_create(const struct seatmap *map, struct poller *polle
 		} else {
 			snprintf(err, errlen, "cannot become DRM master of %s: %s; another DRM master "
 					"holds the card: an X server or a Wayland compositor (stop it, or use "
-					"lessor = x11 to lease from that X server), or another seatd-lease "
-					"(the drm lessor serves all seats of a card from one process: "
-					"seatd-lease run)", l->card, strerror(e));
+					"lessor = x11 to lease from that X server; an X server on another "
+					"card takes this one too unless its xorg.conf has Option \"AutoAddGPU\" "
+					"\"false\" in ServerFlags), or another seatd-lease (the drm lessor "
+					"serves all seats of a card from one process: seatd-lease run)", l->card,
+					strerror(e));
 		}
 		goto fail;
 	}
@@ -134,7 +138,7 @@ static struct lessor *drm_create(const struct seatmap *map, struct poller *polle
 	}
 	log_info("DRM master of %s", l->card);
 	if (!kept) {
-		master_store_keep(l->fd);
+		master_store_keep(l->fd, l->devnum);
 	}
 	l->stored = true;
 	return &l->base;

@@ -194,8 +194,10 @@ static void x11_destroy(struct lessor *base) {
 	free(l);
 }
 
-static struct lessor *x11_create(const struct seatmap *map, struct poller *poller,
-		const struct lessor_listener *listener, char *err, size_t errlen) {
+static struct lessor *x11_create(const struct seatmap *map, const char *card,
+		struct poller *poller, const struct lessor_listener *listener, char *err,
+		size_t errlen) {
+	(void)card;
 	if (map->xauthority != NULL && access(map->xauthority, R_OK) != 0) {
 		snprintf(err, errlen, "cannot read xauthority %s for X server %s: %s",
 				map->xauthority, map->display, strerror(errno));

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lease.h"
 #include "lessor-link.h"
@@ -13,6 +14,9 @@ struct lessor_link {
 	const struct lessor_impl *impl;
 	struct poller *poller;
 	const struct seatmap *map;
+	char *card;
+	/* In messages: "x11", or "drm of /dev/dri/card1". */
+	char name[300];
 	bool fail_fast;
 	bool shut_down;
 	struct lessor_link_listener listener;
@@ -28,7 +32,8 @@ struct lessor_link {
 static void timer_fired(void *data);
 
 struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct poller *poller,
-		const struct seatmap *map, bool fail_fast, const struct lessor_link_listener *listener) {
+		const struct seatmap *map, const char *card, bool fail_fast,
+		const struct lessor_link_listener *listener) {
 	struct lessor_link *link = calloc(1, sizeof(*link));
 	if (link == NULL) {
 		return NULL;
@@ -37,16 +42,27 @@ struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct po
 		.impl = impl,
 		.poller = poller,
 		.map = map,
+		.card = strdup(card),
 		.fail_fast = fail_fast,
 		.listener = *listener,
 		.retry_ms = LESSOR_RETRY_MIN_MS,
 	};
-	link->timer = poller_add_timer(poller, timer_fired, link);
+	if (impl == &lessor_drm_impl) {
+		snprintf(link->name, sizeof(link->name), "%s of %s", impl->name, card);
+	} else {
+		snprintf(link->name, sizeof(link->name), "%s", impl->name);
+	}
+	link->timer = link->card != NULL ? poller_add_timer(poller, timer_fired, link) : NULL;
 	if (link->timer == NULL) {
+		free(link->card);
 		free(link);
 		return NULL;
 	}
 	return link;
+}
+
+const char *lessor_link_card(const struct lessor_link *link) {
+	return link->card;
 }
 
 void lessor_link_destroy(struct lessor_link *link) {
@@ -58,6 +74,7 @@ void lessor_link_destroy(struct lessor_link *link) {
 	}
 	poller_remove(link->destroy_dead);
 	poller_remove(link->timer);
+	free(link->card);
 	free(link);
 }
 
@@ -86,8 +103,7 @@ static void lessor_lost(void *data, const char *why) {
 	if (link->lessor_dead) {
 		return;
 	}
-	log_error("lost the %s lessor: %s; every seat stops until it is back", link->impl->name,
-			why);
+	log_error("lost the %s lessor: %s; its seats stop until it is back", link->name, why);
 	link->lessor_dead = true;
 	link->destroy_dead = poller_defer(link->poller, destroy_dead, link);
 	if (link->destroy_dead == NULL) {
@@ -104,14 +120,15 @@ void lessor_link_connect(struct lessor_link *link) {
 	struct lessor_listener listener = listener_template;
 	listener.data = link;
 	char err[1024] = "";
-	link->lessor = link->impl->create(link->map, link->poller, &listener, err, sizeof(err));
+	link->lessor = link->impl->create(link->map, link->card, link->poller, &listener, err,
+			sizeof(err));
 	if (link->lessor == NULL && link->fail_fast) {
-		log_error("lessor %s: %s", link->impl->name, err);
+		log_error("lessor %s: %s", link->name, err);
 		link->listener.fatal(link->listener.data);
 		return;
 	}
 	if (link->lessor == NULL) {
-		log_error("lessor %s: %s; trying again in %llums", link->impl->name, err,
+		log_error("lessor %s: %s; trying again in %llums", link->name, err,
 				(unsigned long long)link->retry_ms);
 		poller_timer_arm(link->timer, link->retry_ms);
 		link->retry_ms *= 2;
@@ -120,7 +137,7 @@ void lessor_link_connect(struct lessor_link *link) {
 		}
 		return;
 	}
-	log_notice("lessor %s ready", link->impl->name);
+	log_notice("lessor %s ready", link->name);
 	link->retry_ms = LESSOR_RETRY_MIN_MS;
 	lessor_available(link);
 }

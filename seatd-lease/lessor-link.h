@@ -9,7 +9,7 @@
 #include "seatmap.h"
 
 /*
- * The daemon's one link to its lessor: connects, retries with a back-off
+ * The daemon's link to one lessor (one per card: lessor-links.h): connects, retries with a back-off
  * (500 ms doubling to 30 s) while it cannot, and, when the lessor is lost,
  * tells the listener, destroys the lessor on the loop's next turn (the loss
  * may be reported from inside the lessor's own callback) and connects again
@@ -29,16 +29,21 @@ struct lessor_link_listener {
 
 struct lessor_link;
 
-/* NULL with errno if the loop cannot take its timer. map is the caller's,
- * read at every connect (see lessor_link_set_map). With fail_fast, a connect
- * that fails calls fatal() instead of retrying. */
+/* NULL with errno if the loop cannot take its timer or out of memory. map
+ * is the caller's, read at every connect (see lessor_link_set_map); card
+ * is the card whose seats the link serves (copied). With fail_fast, a
+ * connect that fails calls fatal() instead of retrying. */
 struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct poller *poller,
-		const struct seatmap *map, bool fail_fast, const struct lessor_link_listener *listener);
+		const struct seatmap *map, const char *card, bool fail_fast,
+		const struct lessor_link_listener *listener);
 /* Frees the link and destroys its lessor (which releases every lease). */
 void lessor_link_destroy(struct lessor_link *link);
 
 /* The map the next connect reads (a reload's). */
 void lessor_link_set_map(struct lessor_link *link, const struct seatmap *map);
+
+/* The card whose seats it serves. */
+const char *lessor_link_card(const struct lessor_link *link);
 
 /* Connects now; a failure is logged and retried later (or, with fail_fast,
  * reported through fatal()). */

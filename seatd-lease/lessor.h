@@ -65,7 +65,9 @@ struct lessor_impl {
 	 * X connection setup finishes in the background, and a setup that fails
 	 * (a refused cookie, no RandR 1.6) is retried by the lessor itself, with
 	 * a back-off, the seats waiting and told why. */
-	struct lessor *(*create)(const struct seatmap *map, struct poller *poller,
+	/* card: the card whose seats it serves (drm: the card it opens; x11:
+	 * [general]'s card, the X server's, named in messages only). */
+	struct lessor *(*create)(const struct seatmap *map, const char *card, struct poller *poller,
 			const struct lessor_listener *listener, char *err, size_t errlen);
 	/* Leases every named output of one seat, each with a CRTC it can use
 	 * that no other lease holds. err says which output and why, in the
@@ -108,7 +110,7 @@ bool lease_is_void(const struct lease *lease);
 extern const struct lessor_impl lessor_x11_impl;
 extern const struct lessor_impl lessor_drm_impl;
 
-static inline const struct lessor_impl *lessor_impl_for(enum lessor_kind kind) {
+static inline const struct lessor_impl *lessor_impl_of(enum lessor_kind kind) {
 	return kind == LESSOR_DRM ? &lessor_drm_impl : &lessor_x11_impl;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "drm-card.h"
 #include "input-rules.h"
 #include "input.h"
 #include "log.h"
@@ -40,59 +41,39 @@ bool logind_seats_wanted(const struct seatmap *map) {
 	return wanted;
 }
 
-char *logind_master_rules_text(const struct seat_config *seat) {
+char *logind_master_rules_text(const struct seat_config *seat, const char *card) {
 	size_t cap = 256 + seat->n_outputs * 512;
 	char *text = xcalloc(1, cap);
 	char id[SEAT_ID_MAX];
 	if (seat->n_outputs > 0) {
-		text_append(text, cap, "# Its outputs' connectors make it a logind seat "
-				"(master-of-seat), graphical\n# with or without input devices.\n");
+		text_append(text, cap, "# Its outputs' connectors on %s make it a logind seat "
+				"(master-of-seat),\n# graphical with or without input devices.\n", card);
 	}
 	for (size_t i = 0; i < seat->n_outputs; i++) {
 		char kernel[128];
 		output_name_kernel(seat->outputs[i], kernel, sizeof(kernel));
-		text_append(text, cap, "SUBSYSTEM==\"drm\", KERNEL==\"card[0-9]*-%s\", "
+		text_append(text, cap, "SUBSYSTEM==\"drm\", KERNEL==\"%s-%s\", "
 				"ACTION!=\"remove\", ENV{ID_SEAT}=\"%s\", TAG+=\"seat\", "
-				"TAG+=\"master-of-seat\"\n", kernel, seat_id(seat->name, id));
+				"TAG+=\"master-of-seat\"\n", card, kernel, seat_id(seat->name, id));
 	}
 	return text;
 }
 
-/* Whether the sysfs name cardN-CONNECTOR is connector's, on any card. */
-static bool connector_named(const char *name, const char *connector) {
-	if (strncmp(name, "card", 4) != 0) {
-		return false;
-	}
-	const char *p = name + 4;
-	if (*p < '0' || *p > '9') {
-		return false;
-	}
-	while (*p >= '0' && *p <= '9') {
-		p++;
-	}
-	return *p == '-' && strcmp(p + 1, connector) == 0;
-}
-
 size_t logind_connectors(const struct seat_config *seat, char **paths, size_t max) {
-	DIR *d = opendir("/sys/class/drm");
-	if (d == NULL) {
+	char card[64];
+	if (drm_card_sysname(seat->card, card, sizeof(card)) != 0) {
 		return 0;
 	}
 	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL && n < max) {
-		for (size_t i = 0; i < seat->n_outputs; i++) {
-			char kernel[128], link[PATH_MAX + 32];
-			output_name_kernel(seat->outputs[i], kernel, sizeof(kernel));
-			snprintf(link, sizeof(link), "/sys/class/drm/%s", e->d_name);
-			char *real;
-			if (connector_named(e->d_name, kernel) && (real = realpath(link, NULL)) != NULL) {
-				paths[n++] = real;
-				break;
-			}
+	for (size_t i = 0; i < seat->n_outputs && n < max; i++) {
+		char kernel[128], link[256];
+		output_name_kernel(seat->outputs[i], kernel, sizeof(kernel));
+		snprintf(link, sizeof(link), "/sys/class/drm/%s-%s", card, kernel);
+		char *real = realpath(link, NULL);
+		if (real != NULL) {
+			paths[n++] = real;
 		}
 	}
-	closedir(d);
 	return n;
 }
 

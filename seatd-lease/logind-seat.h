@@ -30,12 +30,14 @@ bool logind_seats_wanted(const struct seatmap *map);
  * at most len - 1 bytes of it. */
 void logind_file_value(const char *file, const char *key, char *buf, size_t len);
 
-/* The rules text that makes seat's connectors its logind master devices
+/* The rules text that makes seat's connectors on card (the kernel's name
+ * of the seat's card, "card1": drm-card.h) its logind master devices
  * (pure): "" for a seat without outputs. */
-char *logind_master_rules_text(const struct seat_config *seat);
+char *logind_master_rules_text(const struct seat_config *seat, const char *card);
 
-/* The sysfs paths of seat's connectors that exist now (every card's), at
- * most max, into paths (each the caller's to free); how many. */
+/* The sysfs paths of seat's connectors on its card that exist now, at
+ * most max, into paths (each the caller's to free); how many (0 when the
+ * card is not there). */
 size_t logind_connectors(const struct seat_config *seat, char **paths, size_t max);
 
 /*

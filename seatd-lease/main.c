@@ -25,7 +25,7 @@ static void usage(FILE *out) {
 	fprintf(out,
 		"Usage: seatd-lease [OPTIONS] [COMMAND]\n"
 		"\n"
-		"Turns the outputs of one graphics card into independent X11 seats, each on\n"
+		"Turns the outputs of graphics cards into independent X11 seats, each on\n"
 		"a DRM lease with its own unprivileged X server, input devices and user.\n"
 		"\n"
 		"Commands:\n"

@@ -1,6 +1,8 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -9,21 +11,39 @@
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 
-#define STORE_NAME "drm-master"
+#define STORE_PREFIX "drm-master"
+#define MAX_STORED 16
 
-int master_store_take(dev_t devnum) {
+/* What systemd handed back at this start, read once: fd -1 once taken. */
+static struct stored {
+	char name[64];
+	int fd;
+	dev_t devnum;
+} stored[MAX_STORED];
+static int n_stored = -1;
+
+static void store_name(dev_t devnum, char *buf, size_t len) {
+	snprintf(buf, len, STORE_PREFIX "-%u-%u", major(devnum), minor(devnum));
+}
+
+static void read_store(void) {
+	if (n_stored >= 0) {
+		return;
+	}
+	n_stored = 0;
 	char **names = NULL;
 	int n = sd_listen_fds_with_names(0, &names);
-	int found = -1;
 	for (int i = 0; i < n; i++) {
 		int fd = SD_LISTEN_FDS_START + i;
 		struct stat st;
-		if (found < 0 && names != NULL && names[i] != NULL &&
-				strcmp(names[i], STORE_NAME) == 0 && fstat(fd, &st) == 0 &&
-				S_ISCHR(st.st_mode) && st.st_rdev == devnum) {
-			found = fd;
-		} else if (names != NULL && names[i] != NULL && strcmp(names[i], STORE_NAME) == 0) {
-			/* Another card's (the map changed): it goes. */
+		const char *name = names != NULL ? names[i] : NULL;
+		if (name != NULL && strncmp(name, STORE_PREFIX, strlen(STORE_PREFIX)) == 0 &&
+				n_stored < MAX_STORED && fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
+			struct stored *s = &stored[n_stored++];
+			snprintf(s->name, sizeof(s->name), "%s", name);
+			s->fd = fd;
+			s->devnum = st.st_rdev;
+		} else if (name != NULL && strncmp(name, STORE_PREFIX, strlen(STORE_PREFIX)) == 0) {
 			close(fd);
 		}
 	}
@@ -31,22 +51,71 @@ int master_store_take(dev_t devnum) {
 		free(names[i]);
 	}
 	free(names);
-	return found;
 }
 
-void master_store_keep(int fd) {
-	int r = sd_pid_notify_with_fds(0, 0, "FDSTORE=1\nFDNAME=" STORE_NAME, &fd, 1);
-	if (r < 0) {
-		log_warning("cannot give the DRM master to systemd's file descriptor store: %s; "
-				"a restart of seatd-lease will end the drm seats", strerror(-r));
-	} else if (r > 0) {
-		log_info("the DRM master is in systemd's file descriptor store: the drm seats "
-				"survive a restart of seatd-lease");
+int master_store_take(dev_t devnum) {
+	read_store();
+	for (int i = 0; i < n_stored; i++) {
+		if (stored[i].fd >= 0 && stored[i].devnum == devnum) {
+			int fd = stored[i].fd;
+			stored[i].fd = -1;
+			return fd;
+		}
+	}
+	return -1;
+}
+
+static void remove_name(const char *name) {
+	char text[128];
+	snprintf(text, sizeof(text), "FDSTOREREMOVE=1\nFDNAME=%s", name);
+	sd_notify(0, text);
+}
+
+void master_store_drop_untaken(void) {
+	read_store();
+	for (int i = 0; i < n_stored; i++) {
+		if (stored[i].fd >= 0) {
+			log_notice("systemd kept the DRM master of device %u:%u, a card no seat is on "
+					"now: letting it go, and its leases with it", major(stored[i].devnum),
+					minor(stored[i].devnum));
+			close(stored[i].fd);
+			stored[i].fd = -1;
+			remove_name(stored[i].name);
+		}
 	}
 }
 
-void master_store_forget(void) {
-	sd_notify(0, "FDSTOREREMOVE=1\nFDNAME=" STORE_NAME);
+void master_store_keep(int fd, dev_t devnum) {
+	char text[128], name[64];
+	store_name(devnum, name, sizeof(name));
+	/* An earlier version's name goes: this card's master is stored anew. */
+	for (int i = 0; i < n_stored; i++) {
+		if (stored[i].devnum == devnum && strcmp(stored[i].name, name) != 0) {
+			remove_name(stored[i].name);
+		}
+	}
+	snprintf(text, sizeof(text), "FDSTORE=1\nFDNAME=%s", name);
+	int r = sd_pid_notify_with_fds(0, 0, text, &fd, 1);
+	if (r < 0) {
+		log_warning("cannot give the DRM master of %u:%u to systemd's file descriptor "
+				"store: %s; a restart of seatd-lease will end that card's drm seats",
+				major(devnum), minor(devnum), strerror(-r));
+	} else if (r > 0) {
+		log_info("the DRM master of %u:%u is in systemd's file descriptor store: its drm "
+				"seats survive a restart of seatd-lease", major(devnum), minor(devnum));
+	}
+}
+
+void master_store_forget(dev_t devnum) {
+	char name[64];
+	store_name(devnum, name, sizeof(name));
+	remove_name(name);
+	/* Under an earlier version's name, if it was taken from there. */
+	for (int i = 0; i < n_stored; i++) {
+		if (stored[i].devnum == devnum && strcmp(stored[i].name, name) != 0) {
+			remove_name(stored[i].name);
+		}
+	}
 }
 
 #else
@@ -56,11 +125,16 @@ int master_store_take(dev_t devnum) {
 	return -1;
 }
 
-void master_store_keep(int fd) {
-	(void)fd;
+void master_store_drop_untaken(void) {
 }
 
-void master_store_forget(void) {
+void master_store_keep(int fd, dev_t devnum) {
+	(void)fd;
+	(void)devnum;
+}
+
+void master_store_forget(dev_t devnum) {
+	(void)devnum;
 }
 
 #endif

@@ -1,41 +1,50 @@
-#include <glob.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "drm-card.h"
 #include "input.h"
 #include "outname.h"
 #include "probe.h"
 #include "values.h"
 
-/* An output by its kernel name, or by modesetting's (outname.h). */
-static void print_output(const char *output) {
-	char pattern[256], kernel[128];
-	snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", output);
-	glob_t g;
-	if (glob(pattern, 0, NULL, &g) != 0 &&
-			strcmp(output_name_kernel(output, kernel, sizeof(kernel)), output) != 0) {
-		snprintf(pattern, sizeof(pattern), "/sys/class/drm/card*-%s/status", kernel);
-		glob(pattern, 0, NULL, &g);
+/* The status file of output on card (its kernel name), by the kernel's
+ * name of the output or by modesetting's (outname.h): 0, or -1. */
+static int status_path(const char *card, const char *output, char *path, size_t len) {
+	char kernel[128];
+	snprintf(path, len, "/sys/class/drm/%s-%s/status", card, output);
+	if (access(path, F_OK) == 0) {
+		return 0;
 	}
-	if (g.gl_pathc == 0) {
-		printf("  output %s: not found on any card (see /sys/class/drm/)\n", output);
-		globfree(&g);
+	snprintf(path, len, "/sys/class/drm/%s-%s/status", card,
+			output_name_kernel(output, kernel, sizeof(kernel)));
+	return access(path, F_OK);
+}
+
+/* An output of the seat's card, as the kernel sees it now. */
+static void print_output(const char *card_path, const char *output) {
+	char card[64], path[512];
+	if (drm_card_sysname(card_path, card, sizeof(card)) != 0) {
+		printf("  output %s: card %s is not there (%s)\n", output, card_path,
+				strerror(errno));
 		return;
 	}
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		char status[32] = "unknown";
-		FILE *f = fopen(g.gl_pathv[i], "re");
-		if (f != NULL) {
-			if (fgets(status, sizeof(status), f) != NULL) {
-				status[strcspn(status, "\n")] = '\0';
-			}
-			fclose(f);
-		}
-		const char *card = g.gl_pathv[i] + strlen("/sys/class/drm/");
-		printf("  output %s: %s (%.*s)\n", output, status, (int)strcspn(card, "-"), card);
+	if (status_path(card, output, path, sizeof(path)) != 0) {
+		printf("  output %s: not found on %s (see /sys/class/drm/%s-*)\n", output, card,
+				card);
+		return;
 	}
-	globfree(&g);
+	char status[32] = "unknown";
+	FILE *f = fopen(path, "re");
+	if (f != NULL) {
+		if (fgets(status, sizeof(status), f) != NULL) {
+			status[strcspn(status, "\n")] = '\0';
+		}
+		fclose(f);
+	}
+	printf("  output %s: %s (%s)\n", output, status, card);
 }
 
 static void print_overlap(const struct seatmap *map, const struct input_probe_device *dev) {
@@ -61,7 +70,7 @@ int probe_print(const struct seatmap *map) {
 		const struct seat_config *seat = &map->seats[s];
 		printf("seat %s:\n", seat->name);
 		for (size_t i = 0; i < seat->n_outputs; i++) {
-			print_output(seat->outputs[i]);
+			print_output(seat->card, seat->outputs[i]);
 		}
 		int got = 0;
 		for (size_t d = 0; d < n; d++) {

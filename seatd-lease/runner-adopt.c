@@ -52,8 +52,10 @@ static uint64_t fnv(uint64_t h, const char *s) {
 static uint64_t fingerprint(struct runner *r) {
 	const struct seat_config *c = r->seat.config;
 	uint64_t h = 14695981039346656037ULL;
-	h = fnv(h, r->map->lessor == LESSOR_DRM ? "drm" : "x11");
-	h = fnv(h, r->map->card != NULL ? r->map->card : "");
+	/* The seat's card and its lessor: a seat on [general]'s card hashes as
+	 * before seats had cards of their own. */
+	h = fnv(h, seatmap_card_lessor(r->map, c->card) == LESSOR_DRM ? "drm" : "x11");
+	h = fnv(h, c->card != NULL ? c->card : "");
 	h = fnv(h, c->user);
 	char **argv = xserver_argv(r->map, c, &r->paths);
 	for (char **w = argv; *w != NULL; w++) {
@@ -249,7 +251,7 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 	}
 	/* x11: the lease's XID was the earlier run's connection's, gone with it. */
 	uint32_t id = r->map->lessor == LESSOR_DRM ? rec.id : 0;
-	lease = lessor_link_adopt(r->env->link, c->name, rec.n, rec.crtcs, rec.outputs, fd, id);
+	lease = lessor_link_adopt(r->link, c->name, rec.n, rec.crtcs, rec.outputs, fd, id);
 	if (lease == NULL) {
 		snprintf(why, len, "the lessor is not there to take its lease back");
 		close(fd);

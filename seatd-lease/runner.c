@@ -39,12 +39,12 @@ uint64_t runner_now_us(clockid_t clock) {
 
 static enum lease_result op_lease(struct seat *seat, struct lease **out, char *err,
 		size_t errlen) {
-	return lessor_link_lease(runner_of(seat)->env->link, seat->config, out, err, errlen);
+	return lessor_link_lease(runner_of(seat)->link, seat->config, out, err, errlen);
 }
 
 static void op_release(struct seat *seat, struct lease *lease) {
 	struct runner *r = runner_of(seat);
-	lessor_link_release(r->env->link, lease);
+	lessor_link_release(r->link, lease);
 	if (r->exit_seen_us != 0) {
 		uint64_t wall = runner_now_us(CLOCK_MONOTONIC) - r->exit_seen_us;
 		uint64_t cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - r->exit_seen_cpu_us;
@@ -319,8 +319,10 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 	seat_paths_init(&r->paths, r->map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(env->poller, runner_timer, r);
-	if (r->timer == NULL) {
+	r->link = r->timer != NULL ? lessor_links_get(env->links, config->card) : NULL;
+	if (r->link == NULL) {
 		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
+		poller_remove(r->timer);
 		seat_paths_finish(&r->paths);
 		seat_finish(&r->seat);
 		seatmap_free(r->map);
@@ -335,7 +337,8 @@ void runner_destroy(struct runner *r) {
 		handout_end(r->env->handout, r->seat.config->name);
 	}
 	runner_dm_cancel(r);
-	lessor_link_release(r->env->link, r->seat.lease);
+	lessor_link_release(r->link, r->seat.lease);
+	r->seat.lease = NULL;
 	runner_stop_watching_ready(r);
 	input_op_cancel(r->assigning);
 	r->assigning = NULL;
@@ -352,6 +355,7 @@ void runner_destroy(struct runner *r) {
 		seat_user_finish(&r->user);
 	}
 	seat_finish(&r->seat);
+	lessor_links_put(r->env->links, r->link);
 	seatmap_free(r->map);
 	free(r);
 }

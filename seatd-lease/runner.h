@@ -11,6 +11,7 @@
 #include "handout.h"
 #include "input.h"
 #include "lessor-link.h"
+#include "lessor-links.h"
 #include "poller.h"
 #include "seat.h"
 #include "seatmap.h"
@@ -27,7 +28,7 @@
 
 struct runner_env {
 	struct poller *poller;
-	struct lessor_link *link;
+	struct lessor_links *links;
 	struct cgroups *cgroups; /* NULL: the seats have no cgroups */
 	/* Where display managers' seats hand out their leases; NULL: nowhere. */
 	struct handout *handout;
@@ -52,6 +53,8 @@ struct child {
 struct runner {
 	struct seat seat;
 	const struct runner_env *env;
+	/* The lessor of its card (lessor-links.h), for as long as it lives. */
+	struct lessor_link *link;
 	/* The runner's own copy of its seat's settings (seat.config) and of
 	 * [general]: a reload's new map changes nothing under it. */
 	struct seatmap *map;
@@ -94,7 +97,8 @@ struct runner {
 bool runner_is_done(const struct runner *r);
 
 /* A stopped runner for config, of map (both copied: the caller may free
- * them); NULL, logged, if the loop cannot take its timer. */
+ * them), with its card's lessor link; NULL, logged, if the loop cannot take
+ * its timer or the link cannot be made. */
 struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 		const struct seat_config *config);
 /* Everything the runner holds; it must be idle, or the daemon ending. */

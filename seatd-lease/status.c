@@ -37,18 +37,21 @@ static void format_since(time_t t, char *out, size_t len) {
 }
 
 enum column {
-	COL_SEAT, COL_STATE, COL_OUTPUTS, COL_LEASE, COL_DISPLAY, COL_USER, COL_PID,
+	COL_SEAT, COL_STATE, COL_CARD, COL_OUTPUTS, COL_LEASE, COL_DISPLAY, COL_USER, COL_PID,
 	COL_INPUTS, COL_DEVICES, COL_RESTARTS, COL_SINCE, COL_ERROR, N_COLUMNS,
 };
 
 static const char *const headings[N_COLUMNS] = {
-	"SEAT", "STATE", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID", "INPUTS",
+	"SEAT", "STATE", "CARD", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID", "INPUTS",
 	"DEVICES", "RESTARTS", "SINCE", "LAST ERROR",
 };
 
 static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	put(&cell[COL_SEAT], "%s", s->name);
 	put(&cell[COL_STATE], "%s", s->state);
+	/* /dev/dri/card1 is card1; a by-path name keeps its by-path/. */
+	const char *card = s->card != NULL ? s->card : "-";
+	put(&cell[COL_CARD], "%s", strncmp(card, "/dev/dri/", 9) == 0 ? card + 9 : card);
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		put(&cell[COL_OUTPUTS], "%s%s", i > 0 ? "," : "", s->outputs[i]);
 		if (s->crtcs != NULL) {
@@ -162,6 +165,12 @@ char *status_json(const struct seat_status *seats, size_t n) {
 		put_json_string(&b, s->name);
 		put(&b, ",\"state\":");
 		put_json_string(&b, s->state);
+		put(&b, ",\"card\":");
+		if (s->card != NULL) {
+			put_json_string(&b, s->card);
+		} else {
+			put(&b, "null");
+		}
 		put(&b, ",\"outputs\":[");
 		for (size_t o = 0; o < s->n_outputs; o++) {
 			put(&b, "%s{\"name\":", o > 0 ? "," : "");
@@ -229,6 +238,7 @@ void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserve
 		 * hand-out, or is held (by xserver_pid). */
 		.state = c->display_manager && seat->state == SEAT_RUNNING
 			? (xserver_pid > 0 ? "handed-out" : "offered") : seat_state_name(seat->state),
+		.card = c->card,
 		.outputs = c->outputs,
 		.n_outputs = c->n_outputs,
 		.crtcs = lease != NULL && lease->n_outputs == c->n_outputs ? lease->crtcs : NULL,

@@ -19,6 +19,7 @@ struct seat_status {
 	const char *name;
 	const char *state;             /* seat_state_name(); for a display manager's
 	                                * running seat, offered or handed-out */
+	const char *card;              /* its outputs' card (a /dev/dri path) */
 	char *const *outputs;
 	size_t n_outputs;
 	const uint32_t *crtcs;         /* per output while leased, else NULL */

@@ -12,7 +12,8 @@
 #include "handout-wire.h"
 #include "handout.h"
 #include "input.h"
-#include "lessor-link.h"
+#include "lessor-links.h"
+#include "master-store.h"
 #include "log.h"
 #include "logind-seat.h"
 #include "notify.h"
@@ -28,13 +29,13 @@
 /*
  * The daemon's two modes, at the top of its layers: supervisor.c ->
  * commands.c -> reload.c -> fleet.c -> runner.c (children.c) -> seat.c,
- * with lessor-link.c under the runner. None calls up: news from below
+ * with lessor-links.c (a lessor-link.c per card) under the runner. None calls up: news from below
  * comes through the listeners set here.
  */
 struct supervisor {
 	struct fleet fleet;
 	struct poller *poller;
-	struct lessor_link *link;
+	struct lessor_links *links;
 	struct control *control;
 	struct input_watch *inputs;
 	/* NULL where the seats cannot have cgroups (said once at start). */
@@ -69,14 +70,14 @@ static void seat_changed(void *data) {
 	fleet_changed(data);
 }
 
-static void lessor_available(void *data) {
+static void lessor_available(void *data, struct lessor_link *link) {
 	struct supervisor *sup = data;
-	fleet_available(&sup->fleet);
+	fleet_available(&sup->fleet, link);
 }
 
-static void lessor_lost(void *data) {
+static void lessor_lost(void *data, struct lessor_link *link) {
 	struct supervisor *sup = data;
-	fleet_lessor_lost(&sup->fleet);
+	fleet_lessor_lost(&sup->fleet, link);
 }
 
 static void lessor_fatal(void *data) {
@@ -127,16 +128,15 @@ static int setup(struct supervisor *sup, struct seatmap *map, bool single) {
 		log_error("cannot create the event loop: %s", strerror(errno));
 		return -1;
 	}
-	static const struct lessor_link_listener listener_template = {
+	static const struct lessor_links_listener listener_template = {
 		.available = lessor_available,
 		.lost = lessor_lost,
 		.fatal = lessor_fatal,
 	};
-	struct lessor_link_listener listener = listener_template;
+	struct lessor_links_listener listener = listener_template;
 	listener.data = sup;
-	sup->link = lessor_link_create(lessor_impl_for(map->lessor), sup->poller, map,
-			single && map->lessor == LESSOR_DRM, &listener);
-	if (sup->link == NULL ||
+	sup->links = lessor_links_create(sup->poller, map, single, &listener);
+	if (sup->links == NULL ||
 			poller_add_signal(sup->poller, SIGTERM, on_stop_signal, sup) == NULL ||
 			poller_add_signal(sup->poller, SIGINT, on_stop_signal, sup) == NULL) {
 		log_error("cannot set up the event loop: %s", strerror(errno));
@@ -153,7 +153,7 @@ static int setup(struct supervisor *sup, struct seatmap *map, bool single) {
 	}
 	struct runner_env env = {
 		.poller = sup->poller,
-		.link = sup->link,
+		.links = sup->links,
 		.cgroups = sup->cgroups,
 		.changed = seat_changed,
 		.data = &sup->fleet,
@@ -184,7 +184,7 @@ static void teardown(struct supervisor *sup) {
 	}
 	/* The runners first: they free their leases while the lessor is there. */
 	fleet_finish(&sup->fleet);
-	lessor_link_destroy(sup->link);
+	lessor_links_destroy(sup->links);
 	cgroups_close(sup->cgroups);
 	poller_destroy(sup->poller);
 }
@@ -251,7 +251,7 @@ static void adopt_seats(struct supervisor *sup, const struct seatmap *map) {
 		if (runner_adopt(r, why, sizeof(why))) {
 			continue;
 		}
-		if (map->lessor == LESSOR_DRM) {
+		if (seatmap_card_lessor(map, r->seat.config->card) == LESSOR_DRM) {
 			log_notice("seat %s: not adopted (%s); the drm lessor's leases end with the "
 					"process that held the card unless systemd kept it (FDSTORE): starting "
 					"it afresh", runner_name(r), why);
@@ -282,7 +282,9 @@ int supervisor_run(struct seatmap *map) {
 			goto out;
 		}
 	}
-	lessor_link_connect(sup.link);
+	lessor_links_connect(sup.links);
+	/* Every card of the map has had its try at systemd's store. */
+	master_store_drop_untaken();
 	adopt_seats(&sup, map);
 	clean_stale(&sup, map);
 	input_check_overlaps(map);
@@ -345,12 +347,13 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 	if (r == NULL) {
 		goto out;
 	}
-	if (map->lessor == LESSOR_DRM) {
+	if (seatmap_card_lessor(map, config->card) == LESSOR_DRM) {
 		log_notice("seat %s: the drm lessor makes this process the DRM master of %s, which "
 				"one process at a time can be: for several seats on that card, use "
-				"seatd-lease run", name, map->card);
+				"seatd-lease run", name, config->card);
 	}
-	lessor_link_connect(sup.link);
+	lessor_links_connect(sup.links);
+	master_store_drop_untaken();
 	if (sup.fatal) {
 		goto out;
 	}

@@ -682,13 +682,14 @@ static void devices_become_uaccess_rules_of_the_seat(void **state) {
 	}
 }
 
-/* Issue 14: the seat's connectors, on any card, in the kernel's names,
- * are the logind seat's master devices. */
+/* Issue 14: the seat's connectors, in the kernel's names, are the logind
+ * seat's master devices; issue 18: on its own card only (Virtual-2 is on
+ * every virtio-gpu). */
 static void connectors_become_the_logind_seats_masters(void **state) {
 	(void)state;
 	char *outputs[] = {"HDMI-1", "Virtual-2", NULL};
 	struct seat_config seat = {.name = "lab-1", .outputs = outputs, .n_outputs = 2};
-	char *text = logind_master_rules_text(&seat);
+	char *text = logind_master_rules_text(&seat, "card1");
 	size_t rules = 0;
 	each_rule(text, count_rule, &rules);
 	assert_int_equal(rules, 2);
@@ -697,7 +698,7 @@ static void connectors_become_the_logind_seats_masters(void **state) {
 	const char *kernel[] = {"HDMI-A-1", "Virtual-2"};
 	for (size_t i = 0; i < 2; i++) {
 		char line[512];
-		snprintf(line, sizeof(line), "SUBSYSTEM==\"drm\", KERNEL==\"card[0-9]*-%s\", %s",
+		snprintf(line, sizeof(line), "SUBSYSTEM==\"drm\", KERNEL==\"card1-%s\", %s",
 				kernel[i], tail);
 		if (strstr(text, line) == NULL) {
 			fail_msg("no rule\n%s\nin\n%s", line, text);

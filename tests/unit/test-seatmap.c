@@ -120,6 +120,46 @@ static void comments_quotes_and_continuations(void **state) {
 	seatmap_free(map);
 }
 
+/* Issue 18: seats on several cards. A seat's card is its own card = or
+ * [general]'s; the X server serves [general]'s card, each other card is
+ * leased from itself; a seat's card is part of what a reload compares, and
+ * outputs are one seat's per card (connector names repeat across cards). */
+static void seats_have_cards(void **state) {
+	(void)state;
+	struct seatmap *map = load_ok(
+		"[general]\ndisplay = :0\n"
+		"[seat:a]\noutputs = Virtual-2\nuser = u\n"
+		"[seat:b]\ncard = /dev/dri/card1\noutputs = Virtual-2\nuser = v\n"
+		"[seat:c]\ncard = /dev/dri/by-path/pci-0000:00:06.0-card\noutputs = Virtual-1\n"
+		"user = w\n");
+	assert_string_equal(map->card, "/dev/dri/card0");
+	assert_string_equal(map->seats[0].card, "/dev/dri/card0");
+	assert_int_equal(map->seats[0].card_line, 0);
+	assert_string_equal(map->seats[1].card, "/dev/dri/card1");
+	assert_int_equal(map->seats[1].card_line, 7);
+	assert_string_equal(map->seats[2].card, "/dev/dri/by-path/pci-0000:00:06.0-card");
+	assert_int_equal(seatmap_card_lessor(map, map->seats[0].card), LESSOR_X11);
+	assert_int_equal(seatmap_card_lessor(map, map->seats[1].card), LESSOR_DRM);
+	assert_int_equal(seatmap_card_lessor(map, map->seats[2].card), LESSOR_DRM);
+	/* A runner's copy keeps the card. */
+	struct seatmap *one = seatmap_copy_seat(map, &map->seats[1]);
+	assert_string_equal(one->seats[0].card, "/dev/dri/card1");
+	assert_true(seat_config_equal(&one->seats[0], &map->seats[1]));
+	free(one->seats[0].card);
+	one->seats[0].card = strdup("/dev/dri/card2");
+	assert_false(seat_config_equal(&one->seats[0], &map->seats[1]));
+	seatmap_free(one);
+	seatmap_free(map);
+	/* lessor = drm: every card is leased from itself, [general]'s too. */
+	map = load_ok("[general]\nlessor = drm\ncard = /dev/dri/card1\n"
+			"[seat:a]\noutputs = Virtual-2\nuser = u\n"
+			"[seat:b]\ncard = /dev/dri/card0\noutputs = Virtual-2\nuser = v\n");
+	assert_string_equal(map->seats[0].card, "/dev/dri/card1");
+	assert_int_equal(seatmap_card_lessor(map, map->seats[0].card), LESSOR_DRM);
+	assert_int_equal(seatmap_card_lessor(map, map->seats[1].card), LESSOR_DRM);
+	seatmap_free(map);
+}
+
 /* inih (as Debian builds it) reads at most 199 bytes a line: longer values
  * must still arrive whole, with their line number. */
 static void long_lines_arrive_whole(void **state) {
@@ -477,6 +517,8 @@ static void general_changes_a_reload_refuses(void **state) {
 		{"display = :0\ncontrol_group = root", "control_group"},
 		{"display = :0\nlogind = no", "logind"},
 		{"lessor = drm\ncard = /dev/dri/card0", "lessor"},
+		/* x11: which seats the X server serves; drm: the default card. */
+		{"display = :0\ncard = /dev/dri/card1", "card"},
 	};
 	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
 		snprintf(text, sizeof(text), "[general]\n%s\n%s", changes[i][0], seat);
@@ -487,9 +529,9 @@ static void general_changes_a_reload_refuses(void **state) {
 		}
 		seatmap_free(b);
 	}
-	/* Seats may change freely; so may the card of an x11 map. */
-	snprintf(text, sizeof(text), "[general]\ndisplay = :0\ncard = /dev/dri/card1\n"
-			"[seat:b]\noutputs = V-2\nuser = v\n");
+	/* Seats may change freely, their own cards too. */
+	snprintf(text, sizeof(text), "[general]\ndisplay = :0\n"
+			"[seat:b]\noutputs = V-2\nuser = v\ncard = /dev/dri/card1\n");
 	struct seatmap *c = load_ok(text);
 	assert_null(seatmap_general_change(a, c));
 	seatmap_free(c);
@@ -762,6 +804,7 @@ int main(void) {
 		cmocka_unit_test(defaults_and_inheritance),
 		cmocka_unit_test(auto_displays_skip_taken_ones),
 		cmocka_unit_test(comments_quotes_and_continuations),
+		cmocka_unit_test(seats_have_cards),
 		cmocka_unit_test(long_lines_arrive_whole),
 		cmocka_unit_test(a_long_key_and_value_are_read_not_aborted),
 		cmocka_unit_test(long_line_shapes_never_abort),

@@ -17,12 +17,13 @@ static char *outputs_b[] = {"HDMI-A-1"};
 static char *devices_a[] = {"/dev/sda", "/dev/snd/controlC0"};
 
 static const struct seat_status seats[] = {
-	{.name = "lab-1", .state = "running", .outputs = outputs_a, .n_outputs = 2,
+	{.name = "lab-1", .state = "running", .card = "/dev/dri/card1", .outputs = outputs_a, .n_outputs = 2,
 		.crtcs = crtcs_a, .leased = true, .lease_id = 2097153, .display = 2,
 		.user = "lab1", .xserver_pid = 311, .session_pid = 340, .inputs = inputs_a,
 		.n_inputs = 2, .devices = devices_a, .n_devices = 2, .restarts = 1,
 		.since = 1796360400, .last_error = ""},
-	{.name = "kiosk", .state = "failed", .outputs = outputs_b, .n_outputs = 1,
+	{.name = "kiosk", .state = "failed",
+		.card = "/dev/dri/by-path/pci-0000:03:00.0-card", .outputs = outputs_b, .n_outputs = 1,
 		.display = 10, .user = "kiosk", .restarts = 5, .since = 0,
 		.last_error = "session \"x\"\texited 1\n"},
 };
@@ -37,11 +38,11 @@ static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
 	lines[1] = strtok_r(NULL, "\n", &save);
 	lines[2] = strtok_r(NULL, "\n", &save);
 	assert_non_null(lines[2]);
-	const char *cols[] = {"STATE", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID",
+	const char *cols[] = {"STATE", "CARD", "OUTPUTS(CRTC)", "LEASE", "DISPLAY", "USER", "XPID",
 		"INPUTS", "DEVICES", "RESTARTS", "SINCE", "LAST ERROR"};
-	const char *row1[] = {"running", "Virtual-2(41),Virtual-3(42)", "2097153", ":2", "lab1",
+	const char *row1[] = {"running", "card1", "Virtual-2(41),Virtual-3(42)", "2097153", ":2", "lab1",
 		"311", "event1,event4", "sda,snd/controlC0", "1", "2026-12-04 05:00:00", "-"};
-	const char *row2[] = {"failed", "HDMI-A-1", "-", ":10", "kiosk", "-", "-", "-", "5", "-",
+	const char *row2[] = {"failed", "by-path/pci-0000:03:00.0-card", "HDMI-A-1", "-", ":10", "kiosk", "-", "-", "-", "5", "-",
 		"session \"x\"\texited 1"};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		size_t at = (size_t)(strstr(lines[0], cols[c]) - lines[0]);
@@ -57,12 +58,13 @@ static void json_quotes_what_it_must(void **state) {
 	(void)state;
 	char *j = status_json(seats, 2);
 	assert_string_equal(j, "{\"seats\":["
-		"{\"name\":\"lab-1\",\"state\":\"running\",\"outputs\":["
+		"{\"name\":\"lab-1\",\"state\":\"running\",\"card\":\"/dev/dri/card1\",\"outputs\":["
 		"{\"name\":\"Virtual-2\",\"crtc\":41},{\"name\":\"Virtual-3\",\"crtc\":42}],"
 		"\"lease\":2097153,\"display\":\":2\",\"display_manager\":false,\"user\":\"lab1\",\"xserver_pid\":311,"
 		"\"session_pid\":340,\"inputs\":[\"/dev/input/event1\",\"/dev/input/event4\"],"
 		"\"devices\":[\"/dev/sda\",\"/dev/snd/controlC0\"],\"restarts\":1,\"since\":1796360400,\"last_error\":null},"
-		"{\"name\":\"kiosk\",\"state\":\"failed\",\"outputs\":["
+		"{\"name\":\"kiosk\",\"state\":\"failed\","
+		"\"card\":\"/dev/dri/by-path/pci-0000:03:00.0-card\",\"outputs\":["
 		"{\"name\":\"HDMI-A-1\",\"crtc\":null}],\"lease\":null,\"display\":\":10\","
 		"\"display_manager\":false,\"user\":\"kiosk\",\"xserver_pid\":null,\"session_pid\":null,\"inputs\":[],"
 		"\"devices\":[],\"restarts\":5,\"since\":0,\"last_error\":\"session \\\"x\\\"\\u0009exited 1\\n\"}"
@@ -90,7 +92,7 @@ static void json_quotes_what_it_must(void **state) {
 static void a_seat_record_says_what_the_seat_holds(void **state) {
 	(void)state;
 	struct seat_config c = {.name = "lab-1", .outputs = outputs_a, .n_outputs = 2,
-		.user = "lab1", .display = 2};
+		.user = "lab1", .display = 2, .card = "/dev/dri/card0"};
 	struct lease lease = {.fd = -1, .id = 2097153, .n_outputs = 2, .crtcs = {41, 42}};
 	struct seat seat = {.config = &c, .state = SEAT_RUNNING, .lease = &lease,
 		.restarts = 3, .state_since = 10000};
@@ -100,6 +102,7 @@ static void a_seat_record_says_what_the_seat_holds(void **state) {
 	status_of_seat(&s, &seat, 311, 340, inputs_a_null, 75900, 1796360465);
 	assert_string_equal(s.name, "lab-1");
 	assert_string_equal(s.state, "running");
+	assert_ptr_equal(s.card, c.card);
 	assert_true(s.leased);
 	assert_int_equal(s.lease_id, 2097153);
 	assert_ptr_equal(s.crtcs, lease.crtcs);

@@ -52,6 +52,7 @@ SLOT_AGENT = 0x02
 SLOT_HOSTROOT = 0x03
 SLOT_RESULTS = 0x04
 SLOT_USB = 0x05  # qemu-xhci "usb": USB devices go on its ports (rig.usb_add)
+SLOT_GPU2 = 0x06  # the second card's virtio-gpu (Rig(heads2=N)), the guest's card1
 AUDIODEV = "noaudio"  # QEMU's silent audiodev: usb_add("usb-audio", P, audiodev=AUDIODEV)
 SLOT_KEYBOARD_1 = 0x08  # head N's keyboard, N <= 8: 0x08 + N - 1
 SLOT_POINTER_1 = 0x10  # head N's pointer, N <= 8: 0x10 + N - 1
@@ -444,12 +445,18 @@ class Rig:
     too, for packages the guest installs and the host must not have."""
 
     def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig", writable_usr=False,
-                 head_size=(HEAD_WIDTH, HEAD_HEIGHT)):
-        _check_head(heads, MAX_HEADS)
+                 head_size=(HEAD_WIDTH, HEAD_HEIGHT), heads2=0):
+        """heads2: heads on a second card (video1, the guest's card1), numbered
+        after the first card's: with heads=3, heads2=2, heads 4 and 5 are
+        card1's Virtual-1 and Virtual-2. Each head has its keyboard and
+        pointer; the primary Xorg (xorg=True) drives the first card alone."""
+        _check_head(heads + heads2, MAX_HEADS)
         self.head_width, self.head_height = head_size
         if init not in ("rig", "systemd"):
             raise ValueError("init is 'rig' (guest-init) or 'systemd', not %r" % (init,))
         self.name, self.heads, self.xorg, self.memory = name, heads, xorg, memory
+        self.heads2 = heads2
+        self.all_heads = heads + heads2
         self.init, self.writable_usr = init, writable_usr
         self.share = os.path.join(build_dir(), "vm")
         self.dir = os.path.join(self.share, name)
@@ -512,8 +519,10 @@ class Rig:
         if self.init == "systemd":
             cmdline += ["rig.systemd=1", "systemd.unit=rig.target", "systemd.show_status=0"]
         # Without a QEMU display only head 1 would be connected.
-        cmdline += ["video=Virtual-%d:%dx%de" % (h, self.head_width, self.head_height)
-                    for h in range(1, self.heads + 1)]
+        # The kernel numbers virtual connectors across cards: the second
+        # card's heads are Virtual-<heads + 1> on (output_name).
+        cmdline += ["video=%s:%dx%de" % (self.output_name(h), self.head_width, self.head_height)
+                    for h in range(1, self.all_heads + 1)]
         cmd = ["qemu-system-x86_64", *self.accel.args,
                "-machine", "q35,i8042=off",  # no PS/2 keyboard to take unbound input
                "-smp", "2", "-m", self.memory, "-nodefaults", "-no-reboot",
@@ -522,6 +531,8 @@ class Rig:
                "-qmp", "unix:%s,server=on,wait=off" % _qemu_path_option(qmp_sock),
                "-kernel", vmlinuz, "-initrd", initrd, "-append", " ".join(cmdline),
                "-device", "virtio-gpu-pci,id=video0,max_outputs=%d,addr=0x%x" % (self.heads, SLOT_GPU),
+               *(["-device", "virtio-gpu-pci,id=video1,max_outputs=%d,addr=0x%x"
+                  % (self.heads2, SLOT_GPU2)] if self.heads2 else []),
                "-chardev", "socket,id=agent,path=%s,server=on,wait=off" % _qemu_path_option(agent_sock),
                "-device", "virtio-serial-pci,id=serial0,addr=0x%x" % SLOT_AGENT,
                "-device", "virtserialport,bus=serial0.0,chardev=agent,name=org.qemu.guest_agent.0",
@@ -530,8 +541,8 @@ class Rig:
                "-fsdev", "local,id=results,path=%s,security_model=none,multidevs=remap"
                % _qemu_path_option(self.share),
                "-device", "virtio-9p-pci,fsdev=results,mount_tag=results,addr=0x%x" % SLOT_RESULTS]
-        for head in range(1, self.heads + 1):
-            bind = "display=video0,head=%d" % (head - 1)
+        for head in range(1, self.all_heads + 1):
+            bind = "display=%s,head=%d" % self._video(head)
             cmd += ["-device", "virtio-keyboard-pci,id=keyboard%d,%s,addr=0x%x"
                     % (head, bind, keyboard_slot(head)),
                     "-device", "virtio-tablet-pci,id=pointer%d,%s,addr=0x%x"
@@ -675,11 +686,13 @@ class Rig:
         """The environment of an X client of the primary Xorg."""
         return {"DISPLAY": DISPLAY, "XAUTHORITY": XAUTHORITY}
 
-    def start_xorg(self):
-        """The primary Xorg: root, modesetting on card0, every head lit, side by side."""
+    def start_xorg(self, auto_add_gpu=True):
+        """The primary Xorg: root, modesetting on card0, every head lit, side by
+        side. With a second card, Xorg adds it as a GPU screen (its DRM master)
+        unless auto_add_gpu is False."""
         self.write_file(XAUTHORITY, _xauthority(bytes(secrets.token_bytes(16))), mode=0o600)
         self.write_file(GUEST_DIR + "/xorg-primary.conf", primary_xorg_conf(
-            self.heads, (self.head_width, self.head_height)).encode())
+            self.heads, (self.head_width, self.head_height), auto_add_gpu).encode())
         ready = GUEST_DIR + "/xorg-primary.ready"
         # What an earlier primary wrote there must not pass for this one's word:
         # the shell below truncates the file only once it runs.
@@ -699,11 +712,28 @@ class Rig:
 
     # --- pictures
 
+    def output_name(self, head):
+        """The kernel's name of head's connector. Debian 12's kernel numbers
+        connectors of a type across all cards, in probe order: card1's first
+        head is Virtual-<heads + 1>, not Virtual-1."""
+        _check_head(head, self.all_heads)
+        return "Virtual-%d" % head
+
+    def card(self, head):
+        """The guest's card of head: /dev/dri/card0, or card1 for a second
+        card's."""
+        return "/dev/dri/card%d" % (0 if self._video(head)[0] == "video0" else 1)
+
+    def _video(self, head):
+        """QEMU's device and head index of rig head 1..all_heads."""
+        _check_head(head, self.all_heads)
+        return ("video0", head - 1) if head <= self.heads else ("video1", head - self.heads - 1)
+
     def screendump(self, head):
         """Head 1..N's picture, as QEMU shows it."""
-        _check_head(head, self.heads)
+        device, index = self._video(head)
         path = os.path.join(self.dir, "screendump.ppm")
-        self._qmp.execute("screendump", filename=path, device="video0", head=head - 1)
+        self._qmp.execute("screendump", filename=path, device=device, head=index)
         with open(path, "rb") as f:
             return Picture.from_ppm(f.read())
 
@@ -722,7 +752,7 @@ class Rig:
     def send_key(self, head, *keys):
         """Press keys (QEMU qcodes: 'a', 'shift', 'ret', ...) together on
         head's keyboard, then release them."""
-        _check_head(head, self.heads)
+        _check_head(head, self.all_heads)
         events = [{"type": "key", "data": {"down": True, "key": {"type": "qcode", "data": k}}}
                   for k in keys]
         self._input(head, events)
@@ -731,7 +761,7 @@ class Rig:
 
     def click(self, head, x, y, button="left"):
         """Click at (x, y) of head's picture with head's pointer."""
-        _check_head(head, self.heads)
+        _check_head(head, self.all_heads)
         self._input(head, [
             {"type": "abs", "data": {"axis": "x", "value": x * 0x7fff // (self.head_width - 1)}},
             {"type": "abs", "data": {"axis": "y", "value": y * 0x7fff // (self.head_height - 1)}}])
@@ -739,14 +769,15 @@ class Rig:
             self._input(head, [{"type": "btn", "data": {"down": down, "button": button}}])
 
     def _input(self, head, events):
-        self._qmp.execute("input-send-event", device="video0", head=head - 1, events=events)
+        device, index = self._video(head)
+        self._qmp.execute("input-send-event", device=device, head=index, events=events)
 
     # --- hotplug
 
     def hotplug_keyboard(self, head, timeout=30):
         """Hot-add a keyboard bound to head into a free root port. Returns once
         udev has made its event node, with the ID_PATH the guest gave it."""
-        _check_head(head, self.heads)
+        _check_head(head, self.all_heads)
         taken = {hk.port for hk in self._hotplugged}
         free = [p for p in range(1, HOTPLUG_PORTS + 1) if p not in taken]
         if not free:
@@ -755,7 +786,8 @@ class Rig:
         before = self.run("ls %s" % keyboards).stdout.split()
         hk = HotKeyboard(free[0], head)
         self._qmp.execute("device_add", driver="virtio-keyboard-pci", id=hk.qemu_id,
-                          bus="hp%d" % hk.port, display="video0", head=head - 1)
+                          bus="hp%d" % hk.port, display=self._video(head)[0],
+                          head=self._video(head)[1])
         self._hotplugged.append(hk)
         self.wait_until("[ $(ls %s | wc -l) -gt %d ]" % (keyboards, len(before)), timeout=timeout)
         new = set(self.run("ls %s" % keyboards).stdout.split()) - set(before)
@@ -874,7 +906,7 @@ class Rig:
             except OSError as e:
                 problems.append("%s: %s" % (name, e))
         if self._proc is not None and self._proc.poll() is None:
-            for head in range(1, self.heads + 1):
+            for head in range(1, self.all_heads + 1):
                 try:
                     self.screendump(head).save_png(os.path.join(dest, "head-%d.png" % head))
                 except (OSError, RigError) as e:
@@ -905,11 +937,14 @@ def _xauthority(cookie):
             + counted(b"MIT-MAGIC-COOKIE-1") + counted(cookie))
 
 
-def primary_xorg_conf(heads, size=(HEAD_WIDTH, HEAD_HEIGHT)):
+def primary_xorg_conf(heads, size=(HEAD_WIDTH, HEAD_HEIGHT), auto_add_gpu=True):
     """Modesetting without acceleration (no GL under TCG), each head of size
-    (the forced heads would pick 5120x2160) placed right of the one before."""
+    (the forced heads would pick 5120x2160) placed right of the one before;
+    auto_add_gpu False: other cards are left alone."""
     width, height = size
-    device = ['Section "Device"', '\tIdentifier "card0"', '\tDriver "modesetting"',
+    flags = [] if auto_add_gpu else ['Section "ServerFlags"', '\tOption "AutoAddGPU" "false"',
+                                     "EndSection"]
+    device = flags + ['Section "Device"', '\tIdentifier "card0"', '\tDriver "modesetting"',
               '\tOption "kmsdev" "/dev/dri/card0"', '\tOption "AccelMethod" "none"']
     monitors = []
     for head in range(1, heads + 1):

@@ -59,6 +59,7 @@ def test_status_shows_every_seat(rig):
         assert s1["session_pid"] == sup.session_pid("s1")
         assert s1["display"].startswith(":") and s1["lease"] is not None
         assert [o["name"] for o in s1["outputs"]] == ["Virtual-2"]
+        assert s1["card"] == "/dev/dri/card0"
         assert isinstance(s1["outputs"][0]["crtc"], int)
         assert s1["inputs"] == [event_node(rig, rigmod.keyboard_id_path(2))]
         assert s1["restarts"] == 0 and s1["last_error"] is None
@@ -67,9 +68,9 @@ def test_status_shows_every_seat(rig):
         table = ctl(rig, "status")
         assert table.status == 0, table.stderr
         lines = table.stdout.splitlines()
-        assert lines[0].split()[:3] == ["SEAT", "STATE", "OUTPUTS(CRTC)"], table.stdout
+        assert lines[0].split()[:4] == ["SEAT", "STATE", "CARD", "OUTPUTS(CRTC)"], table.stdout
         row = lines[1].split()
-        assert row[:2] == ["s1", "running"] and row[2].startswith("Virtual-2(")
+        assert row[:3] == ["s1", "running", "card0"] and row[3].startswith("Virtual-2(")
         assert str(sup.xserver_pid("s1")) in row and "lab1" in row, table.stdout
         assert lines[2].split()[:2] == ["s2", "running"]
         # The socket is root's alone.

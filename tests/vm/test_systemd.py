@@ -22,7 +22,10 @@ assert_head = functools.partial(seatd.assert_head, timeout=60)
 
 @pytest.fixture(scope="module")
 def rig():
-    with rigmod.Rig("systemd", heads=3, xorg=True, init="systemd") as r:
+    # A second card with one head (rig head 4, card1's Virtual-4) for the
+    # kiosk row's fourth kiosk; the primary Xorg leaves it alone.
+    with rigmod.Rig("systemd", heads=3, heads2=1, xorg=False, init="systemd") as r:
+        r.start_xorg(auto_add_gpu=False)
         setup_users(r, ["lab1", "lab2"])
         r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
         r.run("mkdir -p %s" % os.path.dirname(CONFIG))
@@ -215,40 +218,61 @@ def test_kiosk_row_with_the_drm_lessor_and_no_display_manager(rig):
     # display manager, and seatd-lease.service leases from the card itself.
     rig.xorg_server.stop()
     rig.wait_until("! pgrep -x Xorg >/dev/null", timeout=20)
+    # Three kiosks on card0 and a fourth on card1, each card leased from
+    # itself: a DRM master per card, each kept in systemd's store.
+    colours = SEAT_COLOURS + ["#8040c0"]
     kiosk = "/bin/sh -c \"xsetroot -solid '%s' && exec sleep 100000\""
-    rig.write_file(CONFIG, seat_map("drm", [
-        dict(name="kiosk-%d" % h, outputs="Virtual-%d" % h, user="lab%d" % (1 + h % 2),
-             session=kiosk % SEAT_COLOURS[h - 1]) for h in (1, 2, 3)],
-        general="card = /dev/dri/card0\nrestart = always").encode())
+
+    def kiosks(heads):
+        return seat_map("drm", [
+            dict(name="kiosk-%d" % h, outputs=rig.output_name(h), user="lab%d" % (1 + h % 2),
+                 session=kiosk % colours[h - 1],
+                 extra="card = %s\n" % rig.card(h) if h > 3 else "") for h in heads],
+            general="card = /dev/dri/card0\nrestart = always").encode()
+    rig.write_file(CONFIG, kiosks((1, 2, 3, 4)))
     rig.run("systemctl start seatd-lease.service", timeout=90)
     try:
-        wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
-        for h in (1, 2, 3):
-            assert_head(rig, h, SEAT_COLOURS[h - 1])
+        wait_prop(rig, "seatd-lease", "StatusText", r"^4/4 seats running$")
+        for h in (1, 2, 3, 4):
+            assert_head(rig, h, colours[h - 1])
         # A kiosk whose session dies comes back by itself (restart = always).
         session = int(re.search(r"^session (\d+)", rig.run(
             "cat %s/kiosk-2/pids" % RUNTIME_DIR).stdout, re.M).group(1))
         rig.run("kill %d" % session)
-        wait_prop(rig, "seatd-lease", "StatusText", r"^2/3 seats running", timeout=30)
-        wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$", timeout=60)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^3/4 seats running", timeout=30)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^4/4 seats running$", timeout=60)
         assert_head(rig, 2, SEAT_COLOURS[1])
-        # The card's DRM master waits in systemd's store while no daemon
+        # Each card's DRM master waits in systemd's store while no daemon
         # runs: a restart, and a crash that Restart= follows, keep every kiosk.
-        pids = [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3)]
-        with seatd.HeadSampler(rig, [1, 2, 3]) as sampler:
+        pids = [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3, 4)]
+        with seatd.HeadSampler(rig, [1, 2, 3, 4]) as sampler:
             rig.run("systemctl restart seatd-lease.service", timeout=90)
-            wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+            wait_prop(rig, "seatd-lease", "StatusText", r"^4/4 seats running$")
             restarts = prop(rig, "seatd-lease", "NRestarts")
             rig.run("kill -9 %s" % prop(rig, "seatd-lease", "MainPID"))
             wait_prop(rig, "seatd-lease", "NRestarts", r"^%d$" % (int(restarts) + 1))
-            wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+            wait_prop(rig, "seatd-lease", "StatusText", r"^4/4 seats running$")
         log = rig.run("journalctl -b --no-pager -u seatd-lease.service -o cat").stdout
-        assert log.count("kept by systemd across the restart") == 2, log
+        for card in ("/dev/dri/card0", "/dev/dri/card1"):
+            assert log.count("DRM master of %s kept by systemd across the restart" % card) \
+                == 2, log
         assert log.count("seat kiosk-1: adopted from an earlier run") == 2, log
-        assert [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3)] == pids
-        for h in (1, 2, 3):
-            low = [round(x, 2) for _, x in sampler.shares(h, SEAT_COLOURS[h - 1]) if x < 0.9]
+        assert log.count("seat kiosk-4: adopted from an earlier run") == 2, log
+        assert [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3, 4)] == pids
+        for h in (1, 2, 3, 4):
+            low = [round(x, 2) for _, x in sampler.shares(h, colours[h - 1]) if x < 0.9]
             assert not low, "head %d did not show its kiosk throughout: %s" % (h, low)
+        # card1's kiosk leaves the map: at the next start its stored DRM
+        # master is let go, and no process is card1's master any more.
+        rig.write_file(CONFIG, kiosks((1, 2, 3)))
+        rig.run("systemctl restart seatd-lease.service", timeout=90)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^3/3 seats running$")
+        assert "a card no seat is on now: letting it go" in rig.run(
+            "journalctl -b --no-pager -u seatd-lease.service -o cat").stdout
+        r = rig.run("python3 -c \"import fcntl, os; fd = os.open('/dev/dri/card1', os.O_RDWR); "
+                    "fcntl.ioctl(fd, 0x641e)\"", check=False)
+        assert r.status == 0, "card1 still has a DRM master: " + r.stderr
+        assert [xserver_pid(rig, "kiosk-%d" % h) for h in (1, 2, 3)] == pids[:3]
     finally:
         rig.run("systemctl stop seatd-lease.service", timeout=60)
     assert rig.run("ls -A %s" % RUNTIME_DIR).stdout == "", \
