@@ -235,6 +235,12 @@ def test_kiosk_row_with_the_drm_lessor_and_no_display_manager(rig):
         wait_prop(rig, "seatd-lease", "StatusText", r"^4/4 seats running$")
         for h in (1, 2, 3, 4):
             assert_head(rig, h, colours[h - 1])
+        # kiosk-4's logind seat is its connector on card1 (card0 has none
+        # of that name), and graphical.
+        rig.wait_until("[ \"$(loginctl show-seat seat-kiosk-4 -p CanGraphical --value)\" = yes ]",
+                       timeout=30)
+        assert "ID_SEAT=seat-kiosk-4\n" in rig.run(
+            "udevadm info -q property /sys/class/drm/card1-Virtual-4").stdout
         # A kiosk whose session dies comes back by itself (restart = always).
         session = int(re.search(r"^session (\d+)", rig.run(
             "cat %s/kiosk-2/pids" % RUNTIME_DIR).stdout, re.M).group(1))
