@@ -409,7 +409,13 @@ static void collect(struct input_op *op, const struct seat_config *seat, const c
 	}
 	if (op->udev != NULL) {
 		input_each_event_device(op->udev, collect_one, &c);
-		input_each_other_device(op->udev, collect_other, &c);
+		/* Only a seat's devices = can match a device that is not its yet;
+		 * the rest is the devices its ID_SEAT tags now. */
+		if (c.want[0] != '\0' && (seat == NULL || seat->n_devices == 0)) {
+			input_each_tagged_other_device(op->udev, c.want, collect_other, &c);
+		} else {
+			input_each_other_device(op->udev, collect_other, &c);
+		}
 	}
 }
 

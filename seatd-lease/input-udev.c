@@ -124,6 +124,17 @@ void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *d
 	each_device(udev, en, fn, data);
 }
 
+void input_each_tagged_other_device(struct udev *udev, const char *tag,
+		void (*fn)(struct udev_device *dev, void *data), void *data) {
+	struct udev_enumerate *en = udev_enumerate_new(udev);
+	if (en == NULL) {
+		abort();
+	}
+	udev_enumerate_add_match_tag(en, tag);
+	udev_enumerate_add_nomatch_subsystem(en, "input");
+	each_device(udev, en, fn, data);
+}
+
 int input_send_change(const char *syspath) {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/uevent", syspath);
