@@ -15,8 +15,9 @@ struct lessor_link {
 	struct poller *poller;
 	const struct seatmap *map;
 	char *card;
-	/* In messages: "x11", or "drm of /dev/dri/card1". */
-	char name[300];
+	/* In messages, after "the x11 lessor" or "the drm lessor": "", or
+	 * " of /dev/dri/card1" (a drm lessor names its card). */
+	char of[300];
 	bool fail_fast;
 	bool shut_down;
 	struct lessor_link_listener listener;
@@ -27,6 +28,7 @@ struct lessor_link {
 	struct poller_source *destroy_dead;
 	struct poller_source *timer; /* the next connect */
 	uint64_t retry_ms;
+	char why[1024]; /* why the last connect failed; "" once connected */
 };
 
 static void timer_fired(void *data);
@@ -48,9 +50,7 @@ struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct po
 		.retry_ms = LESSOR_RETRY_MIN_MS,
 	};
 	if (impl == &lessor_drm_impl) {
-		snprintf(link->name, sizeof(link->name), "%s of %s", impl->name, card);
-	} else {
-		snprintf(link->name, sizeof(link->name), "%s", impl->name);
+		snprintf(link->of, sizeof(link->of), " of %s", card);
 	}
 	link->timer = link->card != NULL ? poller_add_timer(poller, timer_fired, link) : NULL;
 	if (link->timer == NULL) {
@@ -103,7 +103,8 @@ static void lessor_lost(void *data, const char *why) {
 	if (link->lessor_dead) {
 		return;
 	}
-	log_error("lost the %s lessor: %s; its seats stop until it is back", link->name, why);
+	log_error("lost the %s lessor%s: %s; its seats stop until it is back", link->impl->name,
+			link->of, why);
 	link->lessor_dead = true;
 	link->destroy_dead = poller_defer(link->poller, destroy_dead, link);
 	if (link->destroy_dead == NULL) {
@@ -123,12 +124,13 @@ void lessor_link_connect(struct lessor_link *link) {
 	link->lessor = link->impl->create(link->map, link->card, link->poller, &listener, err,
 			sizeof(err));
 	if (link->lessor == NULL && link->fail_fast) {
-		log_error("lessor %s: %s", link->name, err);
+		log_error("lessor %s%s: %s", link->impl->name, link->of, err);
 		link->listener.fatal(link->listener.data);
 		return;
 	}
 	if (link->lessor == NULL) {
-		log_error("lessor %s: %s; trying again in %llums", link->name, err,
+		snprintf(link->why, sizeof(link->why), "%s", err);
+		log_error("lessor %s%s: %s; trying again in %llums", link->impl->name, link->of, err,
 				(unsigned long long)link->retry_ms);
 		poller_timer_arm(link->timer, link->retry_ms);
 		link->retry_ms *= 2;
@@ -137,7 +139,8 @@ void lessor_link_connect(struct lessor_link *link) {
 		}
 		return;
 	}
-	log_notice("lessor %s ready", link->name);
+	link->why[0] = '\0';
+	log_notice("lessor %s%s ready", link->impl->name, link->of);
 	link->retry_ms = LESSOR_RETRY_MIN_MS;
 	lessor_available(link);
 }
@@ -156,7 +159,9 @@ void lessor_link_shutdown(struct lessor_link *link) {
 enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_config *seat,
 		struct lease **out, char *err, size_t errlen) {
 	if (link->lessor == NULL || link->lessor_dead) {
-		snprintf(err, errlen, "waiting for the %s lessor", link->impl->name);
+		/* The seat's error says why, in status too, not only the log. */
+		snprintf(err, errlen, "waiting for the %s lessor%s%s%s", link->impl->name, link->of,
+				link->why[0] != '\0' ? ": " : "", link->why);
 		return LEASE_WAIT;
 	}
 	return link->impl->lease(link->lessor, seat->name, seat->outputs, seat->n_outputs, out,

@@ -167,7 +167,12 @@ def test_seats_on_two_cards(rig):
     with Supervisor(rig, two_cards(rig, seats=(3,))) as sup:
         line = sup.wait_log(r"lessor drm of %s: cannot become DRM master" % re.escape(CARD1))
         assert 'Option "AutoAddGPU" "false"' in line, line
-        sup.wait_log(r"seat s3: .*waiting for the drm lessor")
+        sup.wait_log(r"seat s3: .*waiting for the drm lessor of %s: cannot become DRM "
+                     r"master" % re.escape(CARD1))
+        # status says it too, not only the log.
+        error = json.loads(rig.run("%s -c %s status --json" % (BIN, CONFIG)).stdout)[
+            "seats"][0]["last_error"]
+        assert 'Option "AutoAddGPU" "false"' in error, error
     rig.xorg_server.stop()
     rig.start_xorg(auto_add_gpu=False)
     rig.run("xsetroot -solid '%s'" % PRIMARY, env=rig.x_env())
