@@ -297,7 +297,7 @@ void input_nodes_now(struct input_nodes *all) {
 	struct udev *udev = udev_new();
 	if (udev != NULL) {
 		input_each_event_device(udev, collect_any, all);
-		input_each_other_device(udev, collect_any, all);
+		input_each_tagged_other_device(udev, "seat", collect_any, all);
 		udev_unref(udev);
 	}
 }

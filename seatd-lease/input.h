@@ -116,8 +116,11 @@ char **input_seat_nodes(const char *seat);
 
 /* Every event node udev has on a seat of ours now, and every other
  * device's node, in one look (what `status` shows for all seats): nodes[i]
- * is on seat seats[i] (NAME), an event node unless other[i]. Empty if udev
- * cannot be asked. Free with input_nodes_free. */
+ * is on seat seats[i] (NAME), an event node unless other[i]. Other devices
+ * are looked up in udev's index of the tag "seat", which our rules give
+ * every device they put on a seat, not in all of sysfs: a walk of sysfs
+ * takes most of a second under emulation, and status is asked often. Empty
+ * if udev cannot be asked. Free with input_nodes_free. */
 struct input_nodes {
 	char **seats, **nodes;
 	bool *other;

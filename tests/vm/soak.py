@@ -13,6 +13,7 @@ current map runs again. The daemon's columns after the daemon-kill block
 are a new daemon's."""
 
 import argparse
+import os
 import re
 import statistics
 import sys
@@ -55,26 +56,26 @@ def seats_of(text):
     return re.findall(r"^\[seat:(\S+)\]$", text, re.M)
 
 
+GUEST_SCRIPT = "/tmp/soak_guest.py"
+
+
+def guest(rig, args, timeout):
+    """Runs soak_guest.py in the guest: its output's lines, or AssertionError
+    with them when a seat was not back in time."""
+    out = rig.run("SOAK_CONTROL=%s/control /usr/bin/python3 %s %s"
+                  % (RUNTIME_DIR, GUEST_SCRIPT, " ".join(str(a) for a in args)),
+                  timeout=timeout + 60, check=False)
+    lines = out.stdout.split()
+    if out.status != 0:
+        raise AssertionError("%s\n%s" % (out.stdout, out.stderr))
+    return lines
+
+
 def wait_running(rig, names, replaced=None, timeout=BACK_TIMEOUT):
-    """Until every seat of names runs (and, for replaced = {seat: old X
-    server pid}, with another X server); the seconds it took."""
-    start = time.monotonic()
-    error = None
-    while True:
-        try:
-            states = status_json(rig)
-        except (rigmod.RigError, ValueError) as e:
-            states, error = {}, e
-        ok = all(n in states and states[n]["state"] == "running" and
-                 states[n].get("xserver_pid") not in (None, (replaced or {}).get(n))
-                 for n in names)
-        if ok and set(states) == set(names):
-            return time.monotonic() - start
-        if time.monotonic() - start > timeout:
-            raise AssertionError("seats %s not all running after %ds: %s %s"
-                                 % (names, timeout, {n: s.get("state") for n, s in
-                                                     states.items()}, error or ""))
-        time.sleep(0.1)
+    """Until every seat of names runs, and no other (and, for replaced =
+    {seat: old X server pid}, with another X server); the seconds it took."""
+    args = ["%s=%s" % (n, (replaced or {}).get(n) or "") for n in names]
+    return float(guest(rig, ["wait", timeout] + args, timeout)[-1])
 
 
 def daemon_pid(rig):
@@ -141,8 +142,9 @@ def print_table(rows, figures):
     print("Seconds until every seat runs again (hostile control: each status round trip):")
     for name, times in figures.items():
         if times:
-            print("%s: %d, median %.2f s, max %.2f s" % (
-                name, len(times), statistics.median(times), max(times)))
+            p95 = sorted(times)[int(0.95 * (len(times) - 1))]
+            print("%s: %d, median %.2f s, 95th percentile %.2f s, max %.2f s" % (
+                name, len(times), statistics.median(times), p95, max(times)))
         else:
             print("%s: none" % name)
 
@@ -151,15 +153,12 @@ def print_table(rows, figures):
 
 
 def kill_in_turn(rig, sup, names, n, what):
-    """kill -9 of each seat's X server or session (what) in turn; the end of
-    either is the seat's end, and its X server is replaced."""
-    times = []
-    for i in range(n):
-        name = names[i % len(names)]
-        old = status_json(rig)[name]["xserver_pid"]
-        rig.run("kill -9 %d" % (old if what == "xserver" else sup.session_pid(name)))
-        times.append(wait_running(rig, names, {name: old}))
-    return times
+    """kill -9 of the seats' X servers or sessions (what), seats in turn; the
+    end of either is the seat's end, and its X server is replaced. The next
+    seat's kill does not wait for the last seat to be back, so the seats
+    restart side by side; each seat is back before it is killed again."""
+    lines = guest(rig, ["kill", what, n, BACK_TIMEOUT] + names, 30 * n + BACK_TIMEOUT)
+    return [float(x) for x in lines]
 
 
 def restart_primary(rig, sup, names, n):
@@ -224,10 +223,13 @@ import os, socket, sys, time
 path, n = sys.argv[1], int(sys.argv[2])
 def conn():
     s = socket.socket(socket.AF_UNIX); s.connect(path); return s
-def status():
+def status(mark=''):
     t = time.monotonic(); s = conn(); s.sendall(b'status\n')
     while s.recv(65536): pass
-    s.close(); print('%.1f' % ((time.monotonic() - t) * 1000), flush=True)
+    s.close(); print('%s%.1f' % (mark, (time.monotonic() - t) * 1000), flush=True)
+# First, with nothing else asking: what a status costs anyway.
+for i in range(10):
+    status('quiet:'); time.sleep(0.1)
 # 100 connections held open at once, at any scale: half-sent requests, whole
 # ones whose replies are never read, and ones that say nothing.
 held = []
@@ -269,8 +271,11 @@ status()
 def hostile(rig, sup, n):
     rig.write_file("/tmp/hostile.py", HOSTILE.encode())
     out = rig.run("/usr/bin/python3 /tmp/hostile.py %s/control %d" % (RUNTIME_DIR, n),
-                  timeout=60 + n).stdout
-    return [float(x) / 1000 for x in out.split()]
+                  timeout=60 + n).stdout.split()
+    quiet = [float(x.split(":")[1]) / 1000 for x in out if x.startswith("quiet:")]
+    print("   status with nothing else asking: median %.3f s, max %.3f s"
+          % (statistics.median(quiet), max(quiet)), flush=True)
+    return [float(x) / 1000 for x in out if not x.startswith("quiet:")]
 
 
 def udevd_stopped(rig, sup, names, n):
@@ -293,7 +298,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="each block's count times this (at least 1); 1: the issue's")
+    parser.add_argument("--only", default=",".join(COUNTS),
+                        help="the blocks to run, of %s (default: all)" % ",".join(COUNTS))
     args = parser.parse_args()
+    only = args.only.split(",")
+    unknown = sorted(set(only) - set(COUNTS))
+    if unknown:
+        parser.error("no block %s; the blocks are %s" % (", ".join(unknown), ",".join(COUNTS)))
     n = {k: max(1, round(v * args.scale)) for k, v in COUNTS.items()}
     texts = maps()
     names = seats_of(texts[0])
@@ -303,26 +314,39 @@ def main():
     with rigmod.Rig("soak", heads=4, xorg=True) as rig:
         print("accelerator: %s (%s)" % (rig.accel.name, rig.accel.reason), flush=True)
         setup_users(rig, USERS)
+        with open(os.path.join(os.path.dirname(__file__), "soak_guest.py"), "rb") as f:
+            rig.write_file(GUEST_SCRIPT, f.read())
         rig.run("xsetroot -solid '%s'" % PRIMARY, env=rig.x_env())
-        rows, figures = [], {}
+        rows, figures, failures = [], {}, []
         with Supervisor(rig, texts[0]) as sup:
             wait_running(rig, names)
             rows.append(snapshot(rig, "start", time.monotonic() - began))
             blocks = [
-                ("X server kill -9",
+                ("xserver", "X server kill -9",
                  lambda: kill_in_turn(rig, sup, names, n["xserver"], "xserver")),
-                ("session kill -9",
+                ("session", "session kill -9",
                  lambda: kill_in_turn(rig, sup, names, n["session"], "session")),
-                ("primary restart", lambda: restart_primary(rig, sup, names, n["primary"])),
-                ("daemon kill -9", lambda: kill_daemon(rig, sup, names, n["daemon"])),
-                ("reload", lambda: reloads(rig, sup, n["reload"], texts)),
-                ("USB plug cycle", lambda: plug_cycles(rig, sup, n["usb"])),
-                ("hostile control (status round trip)", lambda: hostile(rig, sup, n["hostile"])),
-                ("udevd stopped", lambda: udevd_stopped(rig, sup, names, n["udevd"])),
+                ("primary", "primary restart",
+                 lambda: restart_primary(rig, sup, names, n["primary"])),
+                ("daemon", "daemon kill -9", lambda: kill_daemon(rig, sup, names, n["daemon"])),
+                ("reload", "reload", lambda: reloads(rig, sup, n["reload"], texts)),
+                ("usb", "USB plug cycle", lambda: plug_cycles(rig, sup, n["usb"])),
+                ("hostile", "hostile control request",
+                 lambda: hostile(rig, sup, n["hostile"])),
+                ("udevd", "udevd stopped", lambda: udevd_stopped(rig, sup, names, n["udevd"])),
             ]
-            for label, block in blocks:
+            for key, what, block in blocks:
+                if key not in only:
+                    continue
+                label = "%d %s" % (n[key], what)
                 print("== %s" % label, flush=True)
-                figures[label] = block()
+                try:
+                    figures[label] = block()
+                except (AssertionError, rigmod.RigError) as e:
+                    # Counted, and the soak goes on once the seats are back.
+                    failures.append("%s: %s" % (label, e))
+                    print("   FAILED: %s" % e, flush=True)
+                    figures[label] = []
                 wait_running(rig, names)
                 rows.append(snapshot(rig, label, time.monotonic() - began))
                 print("   %s" % {k: v for k, v in rows[-1].items()
@@ -338,7 +362,8 @@ def main():
              if r[k] is not None and rows[0][k] is not None and r[k] > rows[0][k]
              and k != "rss"]
     print("\ngrowth (RSS aside): %s" % (grown or "none"))
-    return 1 if grown else 0
+    print("blocks where a seat was not back in time: %s" % (failures or "none"))
+    return 1 if grown or failures else 0
 
 
 if __name__ == "__main__":
