@@ -36,11 +36,13 @@ def pytest_collection_modifyitems(session, config, items):
     # a module that spoils its guest for good (SPOILS_GUEST) runs last of them.
     on_guest = {item.module for item in items if "guest" in getattr(item, "fixturenames", ())}
 
+    # The modules on the shared systemd guest (reuse.systemd_guest) come
+    # last, one after the other, in their SYSTEMD_GUEST order.
     def order(pair):
         index, item = pair
         module = item.module
         return (module not in on_guest, getattr(module, "RIG", DEFAULT_RIG) != DEFAULT_RIG,
-                hasattr(module, "SPOILS_GUEST"), index)
+                hasattr(module, "SPOILS_GUEST"), getattr(module, "SYSTEMD_GUEST", 0), index)
     items[:] = [item for _, item in sorted(enumerate(items), key=order)]
 
 

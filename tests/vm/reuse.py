@@ -119,6 +119,48 @@ def guest(module, kwargs, passed):
             g.shutdown()
 
 
+# The one systemd guest (init=systemd) that test_logind, test_systemd and
+# test_lightdm share, in that order (conftest.py runs them one after the
+# other): three heads and a second card with one, and a writable /usr for
+# the packages the modules install in the guest (udisks2, LightDM).
+SYSTEMD_GUEST = dict(heads=3, heads2=1, init="systemd", writable_usr=True)
+
+
+@contextlib.contextmanager
+def systemd_guest(module, passed, hand_on=True):
+    """The shared systemd guest for module: the one the module before handed
+    on, if it passed, or a new one. Unlike the default guest's, its state is
+    not compared: each module sets up on it what it needs, whatever an
+    earlier one left (a package installed, the primary Xorg running or not),
+    and puts away what the next must not find. Kept for the next module if
+    hand_on and passed(), else powered off."""
+    spare = _spare.pop("systemd", None)
+    if spare is not None:
+        g = spare[0]
+        rigmod.latest = g
+        _log("%s: the systemd guest, handed on" % module)
+    else:
+        g = rigmod.Rig("systemd", **SYSTEMD_GUEST)
+        g.boot()
+        _log("%s: a new systemd guest" % module)
+    kept = False
+    try:
+        yield g
+        try:
+            g._check_alive()
+            why = [] if passed() else ["a test failed"]
+        except rigmod.RigError as e:
+            why = ["cannot look: %s" % e]
+        if hand_on and not why:
+            _spare["systemd"] = (g, None)
+            kept = True
+        elif why:
+            _log("%s: systemd guest powered off: %s" % (module, "; ".join(why)))
+    finally:
+        if not kept:
+            g.shutdown()
+
+
 def shutdown_spares():
     """Power off every guest kept for a module that never came."""
     while _spare:

@@ -686,6 +686,11 @@ class Rig:
         """The environment of an X client of the primary Xorg."""
         return {"DISPLAY": DISPLAY, "XAUTHORITY": XAUTHORITY}
 
+    def xorg_running(self):
+        """Whether the primary Xorg that start_xorg started still runs."""
+        server = getattr(self, "xorg_server", None)
+        return server is not None and server.running()
+
     def start_xorg(self, auto_add_gpu=True):
         """The primary Xorg: root, modesetting on card0, every head lit, side by
         side. With a second card, Xorg adds it as a GPU screen (its DRM master)

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import reuse
 import rig as rigmod
 import seatd
 from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, install_units, setup_users,
@@ -33,6 +34,8 @@ USERS = {"ada": "#8040c0", "bob": "#c08020"}
 GUEST_ADDRESS = "10.0.2.15"
 # Pictures in this module get 60 s, as they always had.
 assert_head = functools.partial(seatd.assert_head, timeout=60)
+# Last of the modules on the shared systemd guest (reuse.systemd_guest).
+SYSTEMD_GUEST = 3
 
 
 def install_lightdm(r):
@@ -49,11 +52,20 @@ def install_lightdm(r):
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("lightdm", heads=3, init="systemd", writable_usr=True) as r:
+def rig(request):
+    failed = request.session.testsfailed
+    with reuse.systemd_guest("test_lightdm", lambda: request.session.testsfailed == failed,
+                             hand_on=False) as r:
+        # LightDM starts the X server on head 1 itself.
+        if r.xorg_running():
+            r.xorg_server.stop()
+            r.wait_until("! pgrep -x Xorg >/dev/null", timeout=20)
         install_lightdm(r)
         # The rig's heads at 1024x768 without acceleration; the recipe's
-        # snippet goes beside it, into xorg.conf.d.
+        # snippet goes beside it, into xorg.conf.d. Xorg keeps one
+        # ServerFlags section, the last it reads, so xorg.conf has none and
+        # LightDM's X server takes the guest's second card as a GPU screen:
+        # no seat here is on it.
         r.write_file("/etc/X11/xorg.conf", rigmod.primary_xorg_conf(r.heads).encode())
         r.run("mkdir -p /etc/X11/xorg.conf.d /etc/lightdm/lightdm.conf.d /etc/seatd-lease")
         r.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())

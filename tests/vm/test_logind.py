@@ -13,11 +13,14 @@ import time
 
 import pytest
 
+import reuse
 import rig as rigmod
 from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head,
                    install_guest_debs, seat_map, setup_users, status_json)
 
 GUEST_PACKAGES = "udisks2 acl"
+# First of the modules on the shared systemd guest (reuse.systemd_guest).
+SYSTEMD_GUEST = 1
 PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
 RULES_DIR = "/run/udev/rules.d"
 
@@ -41,8 +44,11 @@ S2 = dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1],
 
 
 @pytest.fixture(scope="module")
-def rig():
-    with rigmod.Rig("logind", heads=3, xorg=True, init="systemd", writable_usr=True) as r:
+def rig(request):
+    failed = request.session.testsfailed
+    with reuse.systemd_guest("test_logind", lambda: request.session.testsfailed == failed) as r:
+        if not r.xorg_running():
+            r.start_xorg(auto_add_gpu=False)
         install_guest_debs(r, GUEST_PACKAGES, "udisks2")
         setup_users(r, ["lab1", "lab2"])
         r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
@@ -53,6 +59,8 @@ def rig():
         r.run("mountpoint -q /media || mount -t tmpfs -o mode=0755 tmpfs /media")
         r.add_log("/run/rig/*.log")
         yield r
+        # The next module finds no disk of ours.
+        r.usb_remove_all()
 
 
 @pytest.fixture(scope="module")

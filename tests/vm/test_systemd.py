@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-import rig as rigmod
+import reuse
 import seatd
 from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, install_units, prop, seat_map,
                    setup_users, wait_prop)
@@ -18,14 +18,19 @@ from seatd import (BIN, CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, install_unit
 # here, and logind starts its user's manager (user@UID.service) before it
 # answers, 10-20 s under TCG.
 assert_head = functools.partial(seatd.assert_head, timeout=60)
+# Second of the modules on the shared systemd guest (reuse.systemd_guest).
+SYSTEMD_GUEST = 2
 
 
 @pytest.fixture(scope="module")
-def rig():
-    # A second card with one head (rig head 4, card1's Virtual-4) for the
-    # kiosk row's fourth kiosk; the primary Xorg leaves it alone.
-    with rigmod.Rig("systemd", heads=3, heads2=1, xorg=False, init="systemd") as r:
-        r.start_xorg(auto_add_gpu=False)
+def rig(request):
+    # The guest has a second card with one head (rig head 4, card1's
+    # Virtual-4), for the kiosk row's fourth kiosk; the primary Xorg leaves
+    # it alone.
+    failed = request.session.testsfailed
+    with reuse.systemd_guest("test_systemd", lambda: request.session.testsfailed == failed) as r:
+        if not r.xorg_running():
+            r.start_xorg(auto_add_gpu=False)
         setup_users(r, ["lab1", "lab2"])
         r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
         r.run("mkdir -p %s" % os.path.dirname(CONFIG))
