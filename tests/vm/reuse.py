@@ -67,10 +67,10 @@ def _state(guest):
 
 def _changes(guest, first):
     """Why guest cannot be handed on: [] when it can."""
-    guest._check_alive()  # RigError if QEMU is gone
+    guest.check_alive()  # RigError if QEMU is gone
     why = []
-    if guest._hotplugged or guest._usb:
-        why.append("%d hot-added devices still plugged in" % len(guest._hotplugged + guest._usb))
+    if guest.plugged():
+        why.append("%d hot-added devices still plugged in" % len(guest.plugged()))
     if guest.xorg and not guest.xorg_server.running():
         why.append("the primary Xorg has exited")
     guest.run(CLEAR, timeout=30)
@@ -147,7 +147,7 @@ def systemd_guest(module, passed, hand_on=True):
     try:
         yield g
         try:
-            g._check_alive()
+            g.check_alive()
             why = [] if passed() else ["a test failed"]
         except rigmod.RigError as e:
             why = ["cannot look: %s" % e]

@@ -559,7 +559,7 @@ class Rig:
     def _wait_agent(self, timeout):
         deadline = time.monotonic() + timeout
         while True:
-            self._check_alive()
+            self.check_alive()
             try:
                 self._agent.sync(timeout=min(5, max(1, deadline - time.monotonic())))
                 return
@@ -568,7 +568,8 @@ class Rig:
                     raise RigTimeout("the guest did not come up in %ds\n%s"
                                      % (timeout, self.serial_tail())) from None
 
-    def _check_alive(self):
+    def check_alive(self):
+        """RigError unless QEMU still runs."""
         if self._proc is None or self._proc.poll() is not None:
             code = None if self._proc is None else self._proc.returncode
             raise RigError("QEMU is not running (exit status %s); see %s\n%s"
@@ -605,7 +606,7 @@ class Rig:
         _live.discard(self)
 
     def _agent_call(self, command, **arguments):
-        self._check_alive()
+        self.check_alive()
         try:
             return self._agent.execute(command, **arguments)
         except RigTimeout as e:
@@ -642,7 +643,7 @@ class Rig:
                 break
             if _deadline_passed(deadline):
                 raise RigTimeout("guest stuck running: %s\n%s" % (command, self.serial_tail()))
-            self._check_alive()
+            self.check_alive()
             time.sleep(0.05)
         result = Result(st.get("exitcode", 128 + st.get("signal", 0)),
                         base64.b64decode(st.get("out-data", "")).decode(errors="replace"),
@@ -760,20 +761,22 @@ class Rig:
         _check_head(head, self.all_heads)
         events = [{"type": "key", "data": {"down": True, "key": {"type": "qcode", "data": k}}}
                   for k in keys]
-        self._input(head, events)
+        self.send_events(head, events)
         for event in reversed(events):
-            self._input(head, [{"type": "key", "data": dict(event["data"], down=False)}])
+            self.send_events(head, [{"type": "key", "data": dict(event["data"], down=False)}])
 
     def click(self, head, x, y, button="left"):
         """Click at (x, y) of head's picture with head's pointer."""
         _check_head(head, self.all_heads)
-        self._input(head, [
+        self.send_events(head, [
             {"type": "abs", "data": {"axis": "x", "value": x * 0x7fff // (self.head_width - 1)}},
             {"type": "abs", "data": {"axis": "y", "value": y * 0x7fff // (self.head_height - 1)}}])
         for down in (True, False):
-            self._input(head, [{"type": "btn", "data": {"down": down, "button": button}}])
+            self.send_events(head, [{"type": "btn", "data": {"down": down, "button": button}}])
 
-    def _input(self, head, events):
+    def send_events(self, head, events):
+        """QMP input events (input-send-event's list) to head's keyboard and
+        pointer, as they are: a key held down stays down."""
         device, index = self._video(head)
         self._qmp.execute("input-send-event", device=device, head=index, events=events)
 
@@ -874,6 +877,11 @@ class Rig:
         if getattr(dev, "node_name", None):
             self._qmp.execute("blockdev-del", **{"node-name": dev.node_name})
         self.wait_until("[ ! -e %s ]" % dev.syspath, timeout=timeout)
+
+    def plugged(self):
+        """Every device hot-added (hotplug_keyboard, usb_add) and not
+        taken out yet, the first first."""
+        return list(self._hotplugged) + list(self._usb)
 
     def usb_remove_all(self, timeout=30):
         """Unplug every device usb_add plugged in, the last first."""

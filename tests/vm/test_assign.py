@@ -263,12 +263,12 @@ def test_the_keyboard_that_typed_the_command_is_not_taken(rig):
     with Supervisor(rig, two_seats()) as sup:
         sup.wait_state("lab-1", "running")
         enter = {"type": "key", "data": {"down": True, "key": {"type": "qcode", "data": "ret"}}}
-        rig._input(1, [enter])
+        rig.send_events(1, [enter])
         try:
             wizard = Assign(rig)
             wizard.wait_output(r"^lab-1 +F1")
         finally:
-            rig._input(1, [{"type": "key", "data": dict(enter["data"], down=False)}])
+            rig.send_events(1, [{"type": "key", "data": dict(enter["data"], down=False)}])
         wait_screen(rig, 2, SCREEN_F1)
         rig.send_key(1, "f1")
         wizard.wait_output(r"F1 on \S+: that keyboard typed this command \(the primary's\); "

@@ -37,7 +37,7 @@ def usb(rig):
         return plugged[-1]
     yield plug
     for dev in reversed(plugged):
-        if dev in rig._usb:
+        if dev in rig.plugged():
             rig.usb_remove(dev)
 
 
