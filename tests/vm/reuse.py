@@ -53,7 +53,7 @@ rmdir /run/seatd-lease /run/udev/rules.d 2>/dev/null
 true
 """
 
-_spare = {}  # Rig keyword arguments (as a sorted tuple) -> (guest, its first state)
+_spare = {}  # (compare, Rig keyword arguments as a sorted tuple...) -> (guest, its first state)
 
 
 def _log(line):
@@ -83,11 +83,14 @@ def _changes(guest, first):
 
 
 @contextlib.contextmanager
-def guest(module, kwargs, passed):
+def guest(module, kwargs, passed, compare=True, hand_on=True):
     """A guest made with Rig(**kwargs) for module: the spare one of that kind,
-    or a new one. Afterwards it is kept as the spare if passed() and nothing
-    in it changed, or else powered off."""
-    key = tuple(sorted(kwargs.items()))
+    or a new one. Afterwards it is kept as the spare if hand_on, passed() and
+    (compare) nothing in it changed, or else powered off. Without compare,
+    its state is not looked at: each module that gets it sets up what it
+    needs, whatever an earlier one left, and puts away what the next must
+    not find."""
+    key = (compare,) + tuple(sorted(kwargs.items()))
     spare = _spare.pop(key, None)
     if spare is not None:
         g, first = spare
@@ -97,7 +100,7 @@ def guest(module, kwargs, passed):
         g = rigmod.Rig(module, **kwargs)
         g.boot()
         try:
-            first = _state(g)
+            first = _state(g) if compare else None
         except BaseException:
             g.shutdown()
             raise
@@ -106,12 +109,18 @@ def guest(module, kwargs, passed):
     try:
         yield g
         try:
-            why = ["a test failed"] if not passed() else _changes(g, first)
+            if not passed():
+                why = ["a test failed"]
+            elif compare:
+                why = _changes(g, first)
+            else:
+                g.check_alive()
+                why = []
         except rigmod.RigError as e:
             why = ["cannot look: %s" % e]
         if why:
             _log("%s: guest powered off: %s" % (module, "; ".join(why)))
-        else:
+        elif hand_on:
             _spare[key] = (g, first)
             kept = True
     finally:
@@ -126,39 +135,11 @@ def guest(module, kwargs, passed):
 SYSTEMD_GUEST = dict(heads=3, heads2=1, init="systemd", writable_usr=True)
 
 
-@contextlib.contextmanager
 def systemd_guest(module, passed, hand_on=True):
     """The shared systemd guest for module: the one the module before handed
-    on, if it passed, or a new one. Unlike the default guest's, its state is
-    not compared: each module sets up on it what it needs, whatever an
-    earlier one left (a package installed, the primary Xorg running or not),
-    and puts away what the next must not find. Kept for the next module if
-    hand_on and passed(), else powered off."""
-    spare = _spare.pop("systemd", None)
-    if spare is not None:
-        g = spare[0]
-        rigmod.latest = g
-        _log("%s: the systemd guest, handed on" % module)
-    else:
-        g = rigmod.Rig("systemd", **SYSTEMD_GUEST)
-        g.boot()
-        _log("%s: a new systemd guest" % module)
-    kept = False
-    try:
-        yield g
-        try:
-            g.check_alive()
-            why = [] if passed() else ["a test failed"]
-        except rigmod.RigError as e:
-            why = ["cannot look: %s" % e]
-        if hand_on and not why:
-            _spare["systemd"] = (g, None)
-            kept = True
-        elif why:
-            _log("%s: systemd guest powered off: %s" % (module, "; ".join(why)))
-    finally:
-        if not kept:
-            g.shutdown()
+    on, if it passed, or a new one; its state is not compared (guest's
+    compare=False). Kept for the next module if hand_on and passed()."""
+    return guest(module, SYSTEMD_GUEST, passed, compare=False, hand_on=hand_on)
 
 
 def shutdown_spares():
