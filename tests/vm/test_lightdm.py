@@ -63,9 +63,9 @@ def rig(request):
         install_lightdm(r)
         # The rig's heads at 1024x768 without acceleration; the recipe's
         # snippet goes beside it, into xorg.conf.d. Xorg keeps one
-        # ServerFlags section, the last it reads, so xorg.conf has none and
-        # LightDM's X server takes the guest's second card as a GPU screen:
-        # no seat here is on it.
+        # ServerFlags section (on the rig, xorg.conf's over the snippet's), so
+        # xorg.conf has none and LightDM's X server takes the guest's second
+        # card as a GPU screen: no seat here is on it.
         r.write_file("/etc/X11/xorg.conf", rigmod.primary_xorg_conf(r.heads).encode())
         r.run("mkdir -p /etc/X11/xorg.conf.d /etc/lightdm/lightdm.conf.d /etc/seatd-lease")
         r.write_file(DONT_VT_SWITCH, DONT_VT_SWITCH_TEXT.encode())
