@@ -45,6 +45,17 @@ static bool read_proc_file(int procfd, const char *name, char *buf, size_t len) 
 	return true;
 }
 
+/* The kernel shows an executable replaced since its exec (a package upgrade
+ * writes a new file and renames it over the old) as "PATH (deleted)". The
+ * process is still the one started from PATH: compare the path alone. */
+static void exe_trim_deleted(char *exe) {
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(exe), k = sizeof(deleted) - 1;
+	if (n > k && strcmp(exe + n - k, deleted) == 0) {
+		exe[n - k] = '\0';
+	}
+}
+
 static bool proc_facts(int procfd, struct proc_facts *f) {
 	char buf[2048];
 	if (!read_proc_file(procfd, "stat", buf, sizeof(buf))) {
@@ -76,6 +87,7 @@ static bool proc_facts(int procfd, struct proc_facts *f) {
 		return false;
 	}
 	f->exe[n] = '\0';
+	exe_trim_deleted(f->exe);
 	return f->start != 0;
 }
 
@@ -245,6 +257,7 @@ static bool parse_line(const char *line, struct record *rec) {
 	rec->pid = (pid_t)pid;
 	rec->uid = (uid_t)uid;
 	strcpy(rec->exe, line + off);
+	exe_trim_deleted(rec->exe);
 	return true;
 }
 

@@ -10,7 +10,10 @@
  *   WHAT PID START UID EXE
  *
  * (start time in clock ticks since boot, real uid, the executable as
- * /proc/PID/exe shows it). It is trusted only as a regular file of root's
+ * /proc/PID/exe shows it, less the " (deleted)" the kernel adds once a
+ * package upgrade has put a new file in its place: pid and start time name
+ * one process since boot, and an upgrade must not make a seat's processes
+ * strangers). It is trusted only as a regular file of root's
  * that no one else can write, in a seat directory of ours; a process it
  * names is stopped only once proven to be that one: a pidfd first, then,
  * through /proc/PID, the same start time, real uid and, for the X server,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pids.h"
 #include "runtime.h"
 
 #define MARKER ".seatd-lease-seat"
@@ -97,6 +98,40 @@ static pid_t sleeper(struct fixture *f, uid_t uid) {
 	}
 	f->sleeper = pid;
 	return pid;
+}
+
+/* A copy of /bin/sleep at dir/name, as a package installs a program:
+ * everyone may run it. */
+static void install_copy(const char *dir, const char *name, char *out, size_t len) {
+	snprintf(out, len, "%s/%s", dir, name);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s.new && chmod 755 %s.new && mv %s.new %s",
+			out, out, out, out);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Runs the program at path as uid, once it runs it. */
+static pid_t run_copy(const char *path, uid_t uid) {
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (uid != 0 && (setgid(uid) != 0 || setuid(uid) != 0)) {
+			_exit(127);
+		}
+		execl(path, "sleep", "100", (char *)NULL);
+		_exit(127);
+	}
+	char proc[64], exe[PATH_MAX];
+	snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
+	for (int i = 0; i < 500; i++) {
+		ssize_t n = readlink(proc, exe, sizeof(exe) - 1);
+		if (n > 0 && (exe[n] = '\0', strcmp(exe, path) == 0)) {
+			return pid;
+		}
+		usleep(10000);
+	}
+	fail_msg("%s did not start", path);
+	return -1;
 }
 
 static unsigned long long start_of(pid_t pid) {
@@ -218,6 +253,53 @@ static void a_recorded_process_proven_ours_is_stopped(void **state) {
 	assert_false(exists(f, "s1"));
 }
 
+/* A package upgrade puts a new file in the place of a running program: the
+ * kernel then shows its executable as "PATH (deleted)". */
+static void a_recorded_process_whose_program_was_upgraded_is_still_ours(void **state) {
+	struct fixture *f = *state;
+	NEED_ROOT(f);
+	char bin[] = "/tmp/test-stale-bin.XXXXXX", xorg[PATH_MAX], opener[PATH_MAX];
+	assert_non_null(mkdtemp(bin));
+	assert_int_equal(chmod(bin, 0755), 0);
+	install_copy(bin, "Xorg", xorg, sizeof(xorg));
+	install_copy(bin, "seatd-lease-session", opener, sizeof(opener));
+	pid_t x = run_copy(xorg, f->nobody), s = run_copy(opener, 0);
+	seat_dir(f, "s1", 0, true);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/s1/pids", f->dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "xserver %d %llu %u %s\n", (int)x, start_of(x), (unsigned)f->nobody, xorg);
+	fprintf(fp, "session %d %llu 0 %s\n", (int)s, start_of(s), opener);
+	fclose(fp);
+	/* The upgrade: both programs replaced while they run. */
+	install_copy(bin, "Xorg", xorg, sizeof(xorg));
+	install_copy(bin, "seatd-lease-session", opener, sizeof(opener));
+	char exe[PATH_MAX];
+	exe_of(x, exe, sizeof(exe));
+	assert_true(strstr(exe, " (deleted)") != NULL);
+	/* The next daemon takes both over... */
+	snprintf(path, sizeof(path), "%s/s1", f->dir);
+	int seatfd = runtime_seat_dir_open(path);
+	assert_true(seatfd >= 0);
+	struct pids_proven p;
+	char why[256] = "";
+	assert_int_equal(pids_adopt(seatfd, "s1", f->nobody, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.xserver, x);
+	assert_int_equal(p.session, s);
+	pids_proven_close(&p);
+	close(seatfd);
+	/* ...and a run that cleans up stops both. */
+	assert_int_equal(runtime_clean_stale(f->dir, NULL), 2);
+	int status;
+	assert_int_equal(waitpid(x, &status, 0), x);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	assert_int_equal(waitpid(s, &status, 0), s);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	snprintf(path, sizeof(path), "rm -rf %s", bin);
+	assert_int_equal(system(path), 0);
+}
+
 static void a_killed_runs_seat_file_system_is_unmounted(void **state) {
 	struct fixture *f = *state;
 	NEED_ROOT(f);
@@ -280,6 +362,8 @@ int main(void) {
 				setup, teardown),
 		cmocka_unit_test_setup_teardown(a_recorded_process_proven_ours_is_stopped, setup,
 				teardown),
+		cmocka_unit_test_setup_teardown(a_recorded_process_whose_program_was_upgraded_is_still_ours,
+				setup, teardown),
 		cmocka_unit_test_setup_teardown(runtime_dir_must_be_roots_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_killed_runs_seat_file_system_is_unmounted, setup,
 				teardown),
