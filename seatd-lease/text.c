@@ -14,3 +14,73 @@ void text_append(char *buf, size_t len, const char *fmt, ...) {
 	vsnprintf(buf + used, len - used, fmt, ap);
 	va_end(ap);
 }
+
+/* How many bytes of s make one character that may go to a terminal as it
+ * is: printable ASCII, or valid UTF-8 (no overlong form, surrogate or code
+ * above U+10FFFF) other than a C1 control, which terminals obey like ESC
+ * and its 7-bit forms (0x9b is CSI). 0 for anything else. Stops at the NUL
+ * of a sequence cut short. */
+static size_t plain_char(const unsigned char *s) {
+	if (s[0] >= 0x20 && s[0] < 0x7f) {
+		return 1;
+	}
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (s[0] == 0xc2) {
+		n = 2;
+		lo = 0xa0; /* 0xc2 0x80..0x9f: U+0080..U+009F, the C1 controls */
+	} else if (s[0] > 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		lo = s[0] == 0xe0 ? 0xa0 : 0x80;
+		hi = s[0] == 0xed ? 0x9f : 0xbf;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		lo = s[0] == 0xf0 ? 0x90 : 0x80;
+		hi = s[0] == 0xf4 ? 0x8f : 0xbf;
+	} else {
+		return 0;
+	}
+	if (s[1] < lo || s[1] > hi) {
+		return 0;
+	}
+	for (size_t i = 2; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+	}
+	return n;
+}
+
+char *text_escape(const char *in, char *out, size_t len) {
+	if (len == 0) {
+		return out;
+	}
+	size_t used = 0;
+	for (const unsigned char *s = (const unsigned char *)in; *s != '\0';) {
+		char esc[5];
+		const char *piece = esc;
+		size_t n = plain_char(s), taken = 1;
+		if (*s == '\\') {
+			n = 2;
+			memcpy(esc, "\\\\", 2);
+		} else if (n == 0) {
+			n = 4;
+			snprintf(esc, sizeof(esc), "\\x%02x", *s);
+		} else {
+			piece = (const char *)s;
+			taken = n;
+		}
+		/* A whole escape or character, or nothing: "\x1" or a lone
+		 * lead byte would read as something else. */
+		if (used + n >= len) {
+			break;
+		}
+		memcpy(out + used, piece, n);
+		used += n;
+		s += taken;
+	}
+	out[used] = '\0';
+	return out;
+}

@@ -1,0 +1,82 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "text.h"
+
+static void expect(const char *in, const char *want) {
+	char out[256];
+	assert_string_equal(text_escape(in, out, sizeof(out)), want);
+}
+
+/* What drives a terminal shows as \xHH; a backslash doubles, so that a
+ * name cannot pass for an escape. */
+static void controls_are_escaped(void **state) {
+	(void)state;
+	expect("a\x1b[2Jb", "a\\x1b[2Jb");
+	expect("\x9b" "2J", "\\x9b2J");           /* CSI as one raw byte */
+	expect("\xc2\x9b" "2J", "\\xc2\\x9b2J");  /* CSI as U+009B in UTF-8 */
+	expect("\xc2\x80", "\\xc2\\x80");
+	expect("del\x7f", "del\\x7f");
+	expect("one\ntwo\r\t", "one\\x0atwo\\x0d\\x09");
+	expect("a\\x1b", "a\\\\x1b");
+	expect("", "");
+}
+
+static void utf8_passes_and_broken_utf8_does_not(void **state) {
+	(void)state;
+	expect("caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5");  /* café 日 */
+	expect("\xc2\xa0", "\xc2\xa0");                                  /* U+00A0 */
+	expect("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");                  /* U+1F600 */
+	expect("\xc3", "\\xc3");                          /* cut short */
+	expect("\xe6\x97", "\\xe6\\x97");
+	expect("\xc3(", "\\xc3(");
+	expect("\xa9", "\\xa9");                          /* a lone continuation */
+	expect("\xc0\xaf", "\\xc0\\xaf");                 /* overlong '/' */
+	expect("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	expect("\xed\xa0\x80", "\\xed\\xa0\\x80");        /* a surrogate */
+	expect("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"); /* above U+10FFFF */
+	expect("\xff\xfe", "\\xff\\xfe");
+}
+
+/* Cut at every size: always a whole escape or character less, never part of
+ * one, and always NUL-terminated within len. */
+static void cut_whole(void **state) {
+	(void)state;
+	const char *in = "a\x1b\xc3\xa9\\b\xe6\x97\xa5\x9b";
+	const char *full = "a\\x1b\xc3\xa9\\\\b\xe6\x97\xa5\\x9b";
+	const size_t ends[] = {0, 1, 5, 7, 9, 10, 13, 17};
+	assert_int_equal(strlen(full), 17);
+	for (size_t len = 1; len <= strlen(full) + 1; len++) {
+		char out[32];
+		memset(out, '#', sizeof(out));
+		assert_ptr_equal(text_escape(in, out, len), out);
+		size_t want = 0;
+		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+			if (ends[i] < len) {
+				want = ends[i];
+			}
+		}
+		assert_int_equal(strnlen(out, len), want);
+		assert_memory_equal(out, full, want);
+		assert_int_equal(out[len], '#');
+	}
+	char out[4] = "###";
+	text_escape(in, out, 0);
+	assert_string_equal(out, "###");
+	/* 4 * strlen + 1 holds the worst case whole. */
+	char worst[4 * 3 + 1];
+	assert_string_equal(text_escape("\x01\x02\x03", worst, sizeof(worst)), "\\x01\\x02\\x03");
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(controls_are_escaped),
+		cmocka_unit_test(utf8_passes_and_broken_utf8_does_not),
+		cmocka_unit_test(cut_whole),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
