@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "log.h"
+#include "text.h"
 
 static enum log_level current = LOG_LEVEL_NOTICE;
 
@@ -17,12 +18,17 @@ void log_printf(enum log_level level, const char *fmt, ...) {
 	if (level > current) {
 		return;
 	}
-	/* One write per line, so lines of concurrent writers do not interleave. */
-	char buf[2048];
-	int n = snprintf(buf, sizeof(buf), "<%d>", (int)level);
+	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", buf);
+	/* Messages carry text from outside (a squatter's comm, a device's
+	 * name): its control characters would drive the terminal of whoever
+	 * reads the log, and a newline would start a line of its own, with a
+	 * <N> prefix of that text's choosing. */
+	char escaped[4 * sizeof(msg)];
+	text_escape(msg, escaped, sizeof(escaped));
+	/* One write per line, so lines of concurrent writers do not interleave. */
+	fprintf(stderr, "<%d>%s\n", (int)level, escaped);
 }

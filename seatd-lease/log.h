@@ -3,7 +3,9 @@
 
 /*
  * Logging to stderr with sd-daemon priority prefixes (<3> ... <7>), which
- * journald turns back into levels.
+ * journald turns back into levels. A message is one line: its control
+ * characters, a newline too, are written escaped (text_escape), so a
+ * message of several lines is logged line by line.
  */
 
 enum log_level {
