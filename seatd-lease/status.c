@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "status.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* A growing string; out of memory is fatal, as everywhere in the daemon. */
@@ -28,6 +29,26 @@ static void put(struct buf *b, const char *fmt, ...) {
 	b->len += (size_t)n;
 }
 
+/* A field's text after prefix, its control characters escaped: fields carry
+ * text from outside the daemon (udev's nodes, an error that names a
+ * squatter's comm) and the table goes to root's terminal. */
+static void put_text(struct buf *b, const char *prefix, const char *text) {
+	size_t len = 4 * strlen(text) + 1;
+	char *escaped = xrealloc(NULL, len);
+	put(b, "%s%s", prefix, text_escape(text, escaped, len));
+	free(escaped);
+}
+
+/* The columns text takes: one a character, escaped text being printable
+ * ASCII and whole UTF-8 characters (wide ones are rare in a seat's names). */
+static size_t columns(const char *text) {
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+		n += (*c & 0xc0) != 0x80;
+	}
+	return n;
+}
+
 static void format_since(time_t t, char *out, size_t len) {
 	struct tm tm;
 	if (t == 0 || localtime_r(&t, &tm) == NULL ||
@@ -47,16 +68,19 @@ static const char *const headings[N_COLUMNS] = {
 };
 
 static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
-	put(&cell[COL_SEAT], "%s", s->name);
+	put_text(&cell[COL_SEAT], "", s->name);
 	put(&cell[COL_STATE], "%s", s->state);
 	/* /dev/dri/card1 is card1; a by-path name keeps its by-path/. */
 	const char *card = s->card != NULL ? s->card : "-";
-	put(&cell[COL_CARD], "%s", strncmp(card, "/dev/dri/", 9) == 0 ? card + 9 : card);
+	put_text(&cell[COL_CARD], "", strncmp(card, "/dev/dri/", 9) == 0 ? card + 9 : card);
 	for (size_t i = 0; i < s->n_outputs; i++) {
-		put(&cell[COL_OUTPUTS], "%s%s", i > 0 ? "," : "", s->outputs[i]);
+		put_text(&cell[COL_OUTPUTS], i > 0 ? "," : "", s->outputs[i]);
 		if (s->crtcs != NULL) {
 			put(&cell[COL_OUTPUTS], "(%u)", (unsigned)s->crtcs[i]);
 		}
+	}
+	if (s->n_outputs == 0) {
+		put(&cell[COL_OUTPUTS], "-");
 	}
 	if (s->leased) {
 		put(&cell[COL_LEASE], "%u", (unsigned)s->lease_id);
@@ -68,7 +92,7 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	} else {
 		put(&cell[COL_DISPLAY], "-");
 	}
-	put(&cell[COL_USER], "%s", s->user != NULL ? s->user : "-");
+	put_text(&cell[COL_USER], "", s->user != NULL ? s->user : "-");
 	if (s->xserver_pid > 0) {
 		put(&cell[COL_PID], "%d", s->xserver_pid);
 	} else {
@@ -76,7 +100,7 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	}
 	for (size_t i = 0; i < s->n_inputs; i++) {
 		const char *node = strrchr(s->inputs[i], '/');
-		put(&cell[COL_INPUTS], "%s%s", i > 0 ? "," : "", node ? node + 1 : s->inputs[i]);
+		put_text(&cell[COL_INPUTS], i > 0 ? "," : "", node ? node + 1 : s->inputs[i]);
 	}
 	if (s->n_inputs == 0) {
 		put(&cell[COL_INPUTS], "-");
@@ -84,7 +108,7 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	for (size_t i = 0; i < s->n_devices; i++) {
 		/* /dev/snd/pcmC0D0p is snd/pcmC0D0p: what follows /dev/. */
 		const char *node = s->devices[i];
-		put(&cell[COL_DEVICES], "%s%s", i > 0 ? "," : "",
+		put_text(&cell[COL_DEVICES], i > 0 ? "," : "",
 				strncmp(node, "/dev/", 5) == 0 ? node + 5 : node);
 	}
 	if (s->n_devices == 0) {
@@ -94,7 +118,7 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	char since[64];
 	format_since(s->since, since, sizeof(since));
 	put(&cell[COL_SINCE], "%s", since);
-	put(&cell[COL_ERROR], "%s", s->last_error[0] != '\0' ? s->last_error : "-");
+	put_text(&cell[COL_ERROR], "", s->last_error[0] != '\0' ? s->last_error : "-");
 }
 
 char *status_table(const struct seat_status *seats, size_t n) {
@@ -110,8 +134,9 @@ char *status_table(const struct seat_status *seats, size_t n) {
 			cells(&seats[r - 1], row);
 		}
 		for (int c = 0; c < N_COLUMNS; c++) {
-			if (row[c].len > width[c]) {
-				width[c] = row[c].len;
+			size_t w = columns(row[c].data);
+			if (w > width[c]) {
+				width[c] = w;
 			}
 		}
 	}
@@ -123,7 +148,8 @@ char *status_table(const struct seat_status *seats, size_t n) {
 			if (c == N_COLUMNS - 1) {
 				put(&out, "%s\n", row[c].data);
 			} else {
-				put(&out, "%-*s  ", (int)width[c], row[c].data);
+				put(&out, "%s%*s  ", row[c].data,
+						(int)(width[c] - columns(row[c].data)), "");
 			}
 			free(row[c].data);
 		}

@@ -43,7 +43,7 @@ static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
 	const char *row1[] = {"running", "card1", "Virtual-2(41),Virtual-3(42)", "2097153", ":2", "lab1",
 		"311", "event1,event4", "sda,snd/controlC0", "1", "2026-12-04 05:00:00", "-"};
 	const char *row2[] = {"failed", "by-path/pci-0000:03:00.0-card", "HDMI-A-1", "-", ":10", "kiosk", "-", "-", "-", "5", "-",
-		"session \"x\"\texited 1"};
+		"session \"x\"\\x09exited 1\\x0a"};
 	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
 		size_t at = (size_t)(strstr(lines[0], cols[c]) - lines[0]);
 		assert_memory_equal(lines[1] + at, row1[c], strlen(row1[c]));
@@ -51,6 +51,41 @@ static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
 		assert_true(at == 0 || lines[1][at - 1] == ' ');
 	}
 	assert_null(strtok_r(NULL, "\n", &save));
+	free(t);
+}
+
+/* A squatter's comm in an error and a device's name, with ESC, CSI and
+ * a newline: shown escaped, in columns that line up by the escaped text and
+ * with the table's own newlines only. */
+static void the_table_escapes_outside_text(void **state) {
+	(void)state;
+	static char *inputs[] = {"/dev/input/ev\x1b[2J", "/dev/input/caf\xc3\xa9"};
+	static char *devices[] = {"/dev/snd\x9b" "2J\n"};
+	struct seat_status s[] = {seats[0], seats[0]};
+	s[0].inputs = inputs;
+	s[0].devices = devices;
+	s[0].n_devices = 1;
+	s[0].last_error = "display :2 is taken by pid 7 (lab2: \x1b[2J\x1b]0;x\x07)";
+	char *t = status_table(s, 2);
+	assert_null(strchr(t, '\x1b'));
+	assert_null(strchr(t, '\x07'));
+	assert_null(strchr(t, '\x9b'));
+	char *lines[4];
+	char *save = NULL;
+	lines[0] = strtok_r(t, "\n", &save);
+	lines[1] = strtok_r(NULL, "\n", &save);
+	lines[2] = strtok_r(NULL, "\n", &save);
+	lines[3] = strtok_r(NULL, "\n", &save);
+	assert_non_null(lines[2]);
+	assert_null(lines[3]);
+	assert_non_null(strstr(lines[1], " ev\\x1b[2J,caf\xc3\xa9 "));
+	assert_non_null(strstr(lines[1], " snd\\x9b2J\\x0a "));
+	assert_non_null(strstr(lines[1], "(lab2: \\x1b[2J\\x1b]0;x\\x07)"));
+	/* The columns after the escaped ones start where their heading does:
+	 * é is two bytes and one column. */
+	size_t at = (size_t)(strstr(lines[0], "RESTARTS") - lines[0]);
+	assert_memory_equal(lines[1] + at + 1, "1  ", 3);
+	assert_memory_equal(lines[2] + at, "1  ", 3);
 	free(t);
 }
 
@@ -147,6 +182,7 @@ int main(void) {
 	setenv("TZ", "UTC", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_table_lines_up_and_says_dash_for_nothing),
+		cmocka_unit_test(the_table_escapes_outside_text),
 		cmocka_unit_test(json_quotes_what_it_must),
 		cmocka_unit_test(a_seat_record_says_what_the_seat_holds),
 	};
