@@ -14,6 +14,7 @@
 
 #include "devmatch.h"
 #include "poller.h"
+#include "text.h"
 #include "values.h"
 #include "xalloc.h"
 
@@ -42,22 +43,34 @@ static const struct libinput_interface interface = {
 	.close_restricted = close_restricted,
 };
 
+/* What udev or the device says (a USB device names itself), escaped in buf
+ * (text_escape): it goes to root's terminal. NULL is "(none)". */
+static const char *shown(const char *text, char *buf, size_t len) {
+	return text_escape(text != NULL ? text : "(none)", buf, len);
+}
+
 /* Prints what the issue's administrator needs to know of device; returns its
  * match (caller frees). */
 static char *describe(struct libinput_device *device, const char *what) {
 	struct udev_device *dev = libinput_device_get_udev_device(device);
 	char *match = devmatch_identify(dev);
 	struct udev_device *usb = devmatch_usb_device(dev);
-	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
-	printf("%s on \"%s\" %s\n", what, libinput_device_get_name(device),
-			udev_device_get_devnode(dev));
+	char name[1024], node[1024], id_path[1024];
+	printf("%s on \"%s\" %s\n", what, shown(libinput_device_get_name(device), name,
+			sizeof(name)), shown(udev_device_get_devnode(dev), node, sizeof(node)));
+	shown(udev_device_get_property_value(dev, "ID_PATH"), id_path, sizeof(id_path));
 	if (usb != NULL) {
-		printf("  ID_PATH %s, USB port %s (%s)\n", id_path ? id_path : "(none)",
-				udev_device_get_sysname(usb), udev_device_get_syspath(usb));
+		char port[1024], syspath[1024];
+		printf("  ID_PATH %s, USB port %s (%s)\n", id_path,
+				shown(udev_device_get_sysname(usb), port, sizeof(port)),
+				shown(udev_device_get_syspath(usb), syspath, sizeof(syspath)));
 	} else {
-		printf("  ID_PATH %s, not on USB\n", id_path ? id_path : "(none)");
+		printf("  ID_PATH %s, not on USB\n", id_path);
 	}
-	printf("  inputs = %s\n", match);
+	/* The match too, made of sysfs's path, ID_PATH or the node: escaping
+	 * would double only a backslash of its quoting, which those lack. */
+	char match_shown[1024];
+	printf("  inputs = %s\n", shown(match, match_shown, sizeof(match_shown)));
 	fflush(stdout);
 	udev_device_unref(dev);
 	return match;
@@ -79,7 +92,9 @@ static void handle_udev(struct identify *id) {
 			strncmp(node, "/dev/input/event", 16) == 0 && add_node(id, node)) {
 		const char *name = udev_device_get_sysattr_value(
 				udev_device_get_parent(dev), "name");
-		printf("plugged in: \"%s\" %s\n", name ? name : "?", node);
+		char name_shown[1024], node_shown[1024];
+		printf("plugged in: \"%s\" %s\n", shown(name ? name : "?", name_shown,
+				sizeof(name_shown)), shown(node, node_shown, sizeof(node_shown)));
 		fflush(stdout);
 	}
 	udev_device_unref(dev);
@@ -193,9 +208,11 @@ static int print_seat_line(const struct identify *id, enum wait_end end, int tim
 		}
 		return 1;
 	}
-	printf("[seat:%s]\ninputs = %s", id->seat, id->keyboard);
+	char keyboard[1024], pointer[1024];
+	printf("[seat:%s]\ninputs = %s", id->seat, shown(id->keyboard, keyboard,
+			sizeof(keyboard)));
 	if (strcmp(id->keyboard, id->pointer) != 0) {
-		printf(" %s", id->pointer);
+		printf(" %s", shown(id->pointer, pointer, sizeof(pointer)));
 	}
 	printf("\n");
 	return 0;

@@ -8,6 +8,7 @@
 #include "input.h"
 #include "outname.h"
 #include "probe.h"
+#include "text.h"
 #include "values.h"
 
 /* The status file of output on card (its kernel name), by the kernel's
@@ -47,14 +48,25 @@ static void print_output(const char *card_path, const char *output) {
 	printf("  output %s: %s (%s)\n", output, status, card);
 }
 
+/* An input device as udev has it now. Its name is the device's own (a USB
+ * device names itself) and udev's values come from outside too: escaped,
+ * as they go to root's terminal. */
+static void print_input(const struct input_probe_device *dev) {
+	char node[1024], name[1024], id_path[1024];
+	printf("  input %s: %s, ID_PATH %s\n", text_escape(dev->node, node, sizeof(node)),
+			text_escape(dev->name, name, sizeof(name)), dev->id_path[0]
+			? text_escape(dev->id_path, id_path, sizeof(id_path)) : "(none)");
+}
+
 static void print_overlap(const struct seatmap *map, const struct input_probe_device *dev) {
 	const char *names[sizeof(dev->seats) / sizeof(dev->seats[0])];
 	size_t n = 0;
 	for (; n < sizeof(dev->seats) / sizeof(dev->seats[0]) && dev->seats[n] >= 0; n++) {
 		names[n] = map->seats[dev->seats[n]].name;
 	}
-	char why[1024];
-	input_overlap_format(why, sizeof(why), dev->name, dev->node, names, n);
+	char node[1024], name[1024], why[4096];
+	input_overlap_format(why, sizeof(why), text_escape(dev->name, name, sizeof(name)),
+			text_escape(dev->node, node, sizeof(node)), names, n);
 	fprintf(stderr, "%s: error: %s\n", map->path, why);
 }
 
@@ -76,9 +88,7 @@ int probe_print(const struct seatmap *map) {
 		for (size_t d = 0; d < n; d++) {
 			for (int k = 0; devices[d].seats[k] >= 0; k++) {
 				if ((size_t)devices[d].seats[k] == s) {
-					printf("  input %s: %s, ID_PATH %s\n", devices[d].node,
-							devices[d].name, devices[d].id_path[0]
-							? devices[d].id_path : "(none)");
+					print_input(&devices[d]);
 					got++;
 				}
 			}
@@ -88,7 +98,9 @@ int probe_print(const struct seatmap *map) {
 		}
 		char **others = input_probe_other(seat);
 		for (char **o = others; *o != NULL; o++) {
-			printf("  device %s\n", *o);
+			/* "NODE (ID_PATH ...)": udev's values. */
+			char other[2048];
+			printf("  device %s\n", text_escape(*o, other, sizeof(other)));
 		}
 		if (seat->n_devices > 0 && others[0] == NULL) {
 			printf("  no device matches its devices now\n");
@@ -98,8 +110,7 @@ int probe_print(const struct seatmap *map) {
 	printf("no seat's:\n");
 	for (size_t d = 0; d < n; d++) {
 		if (devices[d].seats[0] < 0) {
-			printf("  input %s: %s, ID_PATH %s\n", devices[d].node, devices[d].name,
-					devices[d].id_path[0] ? devices[d].id_path : "(none)");
+			print_input(&devices[d]);
 		}
 		if (devices[d].seats[0] >= 0 && devices[d].seats[1] >= 0) {
 			print_overlap(map, &devices[d]);
