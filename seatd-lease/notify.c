@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "notify.h"
+#include "text.h"
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -23,7 +24,10 @@ void notify_stopping(void) {
 }
 
 void notify_status(const char *text) {
-	sd_notifyf(0, "STATUS=%s", text);
+	/* text may name a squatter's comm: escaped, since systemctl status
+	 * shows it to root and a newline would add a variable of its own. */
+	char escaped[4096];
+	sd_notifyf(0, "STATUS=%s", text_escape(text, escaped, sizeof(escaped)));
 }
 #else
 bool notify_enabled(void) {
