@@ -311,6 +311,10 @@ void apply_seat(struct interp_ctx *c, struct seat_config *seat, const struct ini
 		if (!parse_mode(e->value, &seat->mode_width, &seat->mode_height, err, sizeof(err))) {
 			interp_error(c, e->line, "mode: %s", err);
 		}
+	} else if (strcmp(e->key, "power") == 0) {
+		if (!parse_power(e->value, &seat->power_local, err, sizeof(err))) {
+			interp_error(c, e->line, "power: %s", err);
+		}
 	} else if (strcmp(e->key, "xorg_conf") == 0) {
 		seat->xorg_conf_line = e->line;
 		if (absolute_path(c, e)) {

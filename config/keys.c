@@ -27,6 +27,7 @@ const struct key_info seatmap_keys[] = {
 	{"xserver_args", PER_SEAT},
 	{"mode", PER_SEAT},
 	{"xorg_conf", PER_SEAT},
+	{"power", PER_SEAT},
 	{NULL, 0},
 };
 

@@ -144,6 +144,7 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 			!strv_equal(a->xserver_args, b->xserver_args) ||
 			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
 			!str_equal(a->xorg_conf, b->xorg_conf) || !str_equal(a->card, b->card) ||
+			a->power_local != b->power_local ||
 			a->policy.restart != b->policy.restart ||
 			a->policy.restart_delay_ms != b->policy.restart_delay_ms ||
 			a->policy.restart_delay_max_ms != b->policy.restart_delay_max_ms ||

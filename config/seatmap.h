@@ -87,6 +87,13 @@ struct seat_config {
 	unsigned mode_width, mode_height; /* 0 when unset */
 	char *xorg_conf;    /* NULL when unset */
 
+	/* power = local: the seat's sessions may power off, reboot, suspend
+	 * or hibernate the machine as logind's policy lets an active local
+	 * session; by default (admin) they need an administrator's password.
+	 * Kept as the file power-local in the seat's directory, which the
+	 * polkit rule seatd-lease installs reads. */
+	bool power_local;
+
 	struct seat_policy policy;
 
 	/* Where each setting was written (0: not in this seat's own section). */

@@ -241,6 +241,16 @@ bool parse_restart_policy(const char *text, enum restart_policy *policy, char *e
 	return fail(err, errlen, "unknown restart policy '%s'; use always, on-failure or never", text);
 }
 
+bool parse_power(const char *text, bool *local, char *err, size_t errlen) {
+	if (strcmp(text, "admin") == 0 || strcmp(text, "local") == 0) {
+		*local = text[0] == 'l';
+		return true;
+	}
+	return fail(err, errlen, "unknown power '%s'; use admin (powering off, rebooting or "
+			"suspending the machine asks for an administrator's password: the default) "
+			"or local (the seat's session may, as on a one-seat machine)", text);
+}
+
 bool parse_mode(const char *text, unsigned *width, unsigned *height, char *err, size_t errlen) {
 	char *end = (char *)text;
 	errno = 0;

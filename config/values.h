@@ -31,6 +31,9 @@ bool parse_display(const char *text, int *display, char *err, size_t errlen);
 bool parse_start_limit(const char *text, unsigned *burst, uint64_t *interval_ms,
 		char *err, size_t errlen);
 bool parse_restart_policy(const char *text, enum restart_policy *policy, char *err, size_t errlen);
+/* power = admin | local: *local is whether the seat's sessions keep
+ * logind's power actions (seat_config.power_local). */
+bool parse_power(const char *text, bool *local, char *err, size_t errlen);
 /* A size in bytes: a number with a unit K, M or G (KiB, MiB, GiB; "64M"),
  * from 1M to 64G: a seat's file system in runtime_dir. */
 #define SEAT_RUNTIME_SIZE_MIN (1ULL << 20)

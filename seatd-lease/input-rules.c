@@ -119,9 +119,13 @@ char *input_rules_text(const struct seat_config *seat, const char *user, char *e
 			return NULL;
 		}
 		char id[SEAT_ID_MAX];
+		/* logind acts on the power and sleep keys of every power-switch
+		 * device, whatever its seat: off the seat's keyboards (after
+		 * 70-power-switch.rules), unless its map says power = local. */
 		text_append(text, cap, "SUBSYSTEM==\"input\", KERNEL==\"event*\", ACTION!=\"remove\", "
 				"%s, ENV{ID_SEAT}=\"%s\", OWNER=\"%s\", MODE=\"0600\", "
-				"TAG-=\"uaccess\", TAG+=\"seat\"\n", match, seat_id(seat->name, id), user);
+				"TAG-=\"uaccess\", TAG+=\"seat\"%s\n", match, seat_id(seat->name, id), user,
+				seat->power_local ? "" : ", TAG-=\"power-switch\"");
 		free(match);
 	}
 	return text;

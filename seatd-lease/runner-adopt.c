@@ -259,6 +259,8 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 		return false;
 	}
 	runner_adopt_children(r, p.xserver, p.xserver_pidfd, p.session, p.session_pidfd);
+	/* power = may have changed while no daemon ran. */
+	runtime_mark_power(r->paths.dir, c->name, c->power_local);
 	r->inputs_assigned = c->n_inputs > 0 || c->n_devices > 0 || logind_seats_wanted(r->map);
 	if (r->env->cgroups != NULL) {
 		r->cgroup_procs = cgroups_seat_adopt(r->env->cgroups, c->name);

@@ -187,6 +187,7 @@ static int prepare_dm(struct runner *r, char *err, size_t errlen) {
 			r->map->seat_runtime_size, err, errlen) != 0) {
 		return -1;
 	}
+	runtime_mark_power(r->paths.dir, r->seat.config->name, r->seat.config->power_local);
 	return assign_inputs(r, "root");
 }
 
@@ -209,6 +210,7 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 			errlen) != 0) {
 		return -1;
 	}
+	runtime_mark_power(r->paths.dir, c->name, c->power_local);
 	return assign_inputs(r, r->user.name);
 }
 

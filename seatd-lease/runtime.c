@@ -454,3 +454,22 @@ void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
 	}
 	close(rundir);
 }
+
+void runtime_mark_power(const char *dir, const char *seat, bool local) {
+	if (local) {
+		if (runtime_write_file(dir, RUNTIME_POWER_LOCAL, "", 0, 0644, 0, 0) != 0) {
+			log_warning("seat %s: cannot write %s/" RUNTIME_POWER_LOCAL " (%s): its "
+					"sessions need an administrator's password to power off after all",
+					seat, dir, strerror(errno));
+		}
+		return;
+	}
+	int seatfd = runtime_seat_dir_open(dir);
+	if (seatfd >= 0 && !runtime_remove_entry(seatfd, RUNTIME_POWER_LOCAL)) {
+		log_error("seat %s: cannot remove %s/" RUNTIME_POWER_LOCAL " (%s): its sessions "
+				"may still power off the machine", seat, dir, strerror(errno));
+	}
+	if (seatfd >= 0) {
+		close(seatfd);
+	}
+}

@@ -59,6 +59,17 @@ int runtime_seat_dir_open(const char *dir);
 int runtime_write_file(const char *dir, const char *name, const void *data, size_t len,
 		mode_t mode, uid_t uid, gid_t gid);
 
+/* The file in a seat directory that lets the seat's sessions keep logind's
+ * power actions (power = local): the polkit rule seatd-lease installs
+ * (polkit/seatd-lease.rules.in) looks for it there. */
+#define RUNTIME_POWER_LOCAL "power-local"
+
+/* Puts RUNTIME_POWER_LOCAL in the seat directory dir, root's, when local,
+ * and removes it otherwise. Cannot fail: where it cannot write the file it
+ * logs why, and the seat's sessions then need an administrator's password
+ * to power off, the safe side; where it cannot remove it, it logs that too. */
+void runtime_mark_power(const char *dir, const char *seat, bool local);
+
 /* A log in dir that the seat's processes write: appended to if it is a
  * regular file of root's or uid's, else made anew; uid:gid's, mode 0600.
  * Never blocks on what is there. The descriptor, or -1. */

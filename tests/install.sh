@@ -28,6 +28,10 @@ strings "$bin" | grep -qx "$libexec/seatd-lease-identify" ||
 strings "$bin" | grep -qx "$libexec/seatd-lease-assign-screen" ||
 	fail "seatd-lease does not look for its assignment screen in $libexec"
 [ -f "$dest$prefix/share/doc/seatd-lease/seats.ini.example" ] || fail "no seats.ini.example"
+# polkit reads its rules from /usr/share and /etc alone, whatever the prefix.
+rule=$dest/usr/share/polkit-1/rules.d/40-seatd-lease.rules
+[ -f "$rule" ] || fail "no polkit rule /usr/share/polkit-1/rules.d/40-seatd-lease.rules"
+grep -q '"/run/seatd-lease/"' "$rule" || fail "the polkit rule does not look in /run/seatd-lease"
 if command -v scdoc >/dev/null; then
 	for page in man8/seatd-lease.8 man5/seats.ini.5; do
 		grep -q '^\.TH' "$dest$prefix/share/man/$page" || fail "no man page $page"

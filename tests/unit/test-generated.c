@@ -37,13 +37,15 @@ static void a_long_match_keeps_its_rule_whole(void **state) {
 		fail_msg("%s\n%s", err, rules);
 	}
 	assert_int_equal(n, 1);
-	assert_int_equal(lines[0].n_tokens, 10);
+	assert_int_equal(lines[0].n_tokens, 11);
 	assert_string_equal(lines[0].tokens[4].key, "ATTRS");
 	assert_string_equal(lines[0].tokens[4].value, pattern);
 	assert_string_equal(lines[0].tokens[5].value, "seat-long");
 	assert_string_equal(lines[0].tokens[8].key, "TAG");
 	assert_string_equal(lines[0].tokens[9].key, "TAG");
 	assert_string_equal(lines[0].tokens[9].value, "seat");
+	assert_string_equal(lines[0].tokens[10].op, "-=");
+	assert_string_equal(lines[0].tokens[10].value, "power-switch");
 	udev_lines_free(lines, (size_t)n);
 	free(rules);
 	seatmap_free(map);

@@ -70,8 +70,9 @@ static void every_match_kind_becomes_a_rule(void **state) {
 		"ENV{DEVNAME}==\"/dev/input/event7\"",
 		"SYMLINK==\"input/by-id/usb-Logitech-event-kbd\"",
 	};
+	/* Off the machine's power keys: logind acts on every power-switch. */
 	const char *tail = ", ENV{ID_SEAT}=\"seat-lab-1\", OWNER=\"lab1\", MODE=\"0600\", "
-		"TAG-=\"uaccess\", TAG+=\"seat\"\n";
+		"TAG-=\"uaccess\", TAG+=\"seat\", TAG-=\"power-switch\"\n";
 	for (size_t i = 0; i < 6; i++) {
 		char line[1024];
 		snprintf(line, sizeof(line), "SUBSYSTEM==\"input\", KERNEL==\"event*\", "
@@ -86,6 +87,13 @@ static void every_match_kind_becomes_a_rule(void **state) {
 		rules++;
 	}
 	assert_int_equal(rules, 6);
+	free(text);
+	/* power = local: its keys are the machine's, as on a one-seat machine. */
+	seat.power_local = true;
+	text = input_rules_text(&seat, "lab1", err, sizeof(err));
+	assert_non_null(text);
+	assert_null(strstr(text, "power-switch"));
+	assert_non_null(strstr(text, "TAG+=\"seat\"\n"));
 	free(text);
 	for (size_t i = 0; i < 6; i++) {
 		input_match_finish(&inputs[i]);
@@ -270,6 +278,13 @@ static void rules_are_read_back_as_udev_reads_them(void **state) {
 	size_t rules = 0;
 	each_rule(text, count_rule, &rules);
 	assert_int_equal(rules, 6);
+	free(text);
+	/* power = local: its keys are the machine's, as on a one-seat machine. */
+	seat.power_local = true;
+	text = input_rules_text(&seat, "lab1", err, sizeof(err));
+	assert_non_null(text);
+	assert_null(strstr(text, "power-switch"));
+	assert_non_null(strstr(text, "TAG+=\"seat\"\n"));
 	free(text);
 	for (size_t i = 0; i < 6; i++) {
 		input_match_finish(&inputs[i]);

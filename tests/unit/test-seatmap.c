@@ -76,6 +76,19 @@ static void defaults_and_inheritance(void **state) {
 	seatmap_free(map);
 }
 
+/* power: admin unless said, inherited from [seat:*] like the others. */
+static void power_is_admin_unless_a_seat_says_local(void **state) {
+	(void)state;
+	struct seatmap *map = load_ok("[seat:*]\npower = local\n[seat:a]\noutputs = A\nuser = u\n"
+			"[seat:b]\noutputs = B\nuser = u\npower = admin\n");
+	assert_true(seatmap_find_seat(map, "a")->power_local);
+	assert_false(seatmap_find_seat(map, "b")->power_local);
+	seatmap_free(map);
+	map = load_ok("[seat:a]\noutputs = A\nuser = u\n");
+	assert_false(seatmap_find_seat(map, "a")->power_local);
+	seatmap_free(map);
+}
+
 static void auto_displays_skip_taken_ones(void **state) {
 	struct seatmap *map = load_ok(
 		"[general]\ndisplay = :10\n"
@@ -459,6 +472,7 @@ static void seat_equality_ignores_layout_only(void **state) {
 		"outputs = V-2\nuser = u\nrestart_delay = 3s\n",
 		"outputs = V-2\nuser = u\nstart_limit = 9/1min\n",
 		"outputs = V-2\nuser = u\nxorg_conf = /etc/x.conf\n",
+		"outputs = V-2\nuser = u\npower = local\n",
 	};
 	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
 		char text[512];
@@ -816,6 +830,7 @@ int main(void) {
 		cmocka_unit_test(display_manager_seats),
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
+		cmocka_unit_test(power_is_admin_unless_a_seat_says_local),
 		cmocka_unit_test(general_changes_a_reload_refuses),
 		cmocka_unit_test(display_seat0_takes_no_xauthority_from_the_environment),
 		cmocka_unit_test(diagnostics_are_capped_in_file_order),
