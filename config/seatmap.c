@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,4 +198,37 @@ const char *seatmap_general_change(const struct seatmap *a, const struct seatmap
 		return "logind";
 	}
 	return NULL;
+}
+
+/* FNV-1a over a word, then a byte no word has: "ab" "c" is not "a" "bc". */
+static uint64_t fnv_word(uint64_t h, const char *s) {
+	for (; s != NULL && *s != '\0'; s++) {
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	}
+	return (h ^ 0xff) * 1099511628211ULL;
+}
+
+/* A list of words, then a mark of its end. */
+static uint64_t fnv_words(uint64_t h, char *const *words) {
+	for (char *const *w = words; w != NULL && *w != NULL; w++) {
+		h = fnv_word(h, *w);
+	}
+	return (h ^ 0xfe) * 1099511628211ULL;
+}
+
+uint64_t seat_config_fingerprint(const struct seatmap *map, const struct seat_config *seat) {
+	uint64_t h = 14695981039346656037ULL;
+	char numbers[64];
+	snprintf(numbers, sizeof(numbers), "%d %ux%u", seat->display, seat->mode_width,
+			seat->mode_height);
+	h = fnv_word(h, lessor_kind_name(seatmap_card_lessor(map, seat->card)));
+	h = fnv_word(h, seat->card);
+	h = fnv_word(h, seat->user);
+	h = fnv_word(h, numbers);
+	h = fnv_word(h, map->xserver);
+	h = fnv_word(h, seat->xorg_conf);
+	h = fnv_word(h, seat->display_manager ? "display-manager" : "");
+	h = fnv_words(h, seat->session);
+	h = fnv_words(h, seat->xserver_args);
+	return fnv_words(h, seat->outputs);
 }

@@ -165,6 +165,16 @@ struct seat_config *seatmap_find_seat(const struct seatmap *map, const char *nam
  * numbers (what a reload leaves running). */
 bool seat_config_equal(const struct seat_config *a, const struct seat_config *b);
 
+/* A hash of the settings a seat's X server and session were started with
+ * (its card and lessor, user, display, outputs, mode, the X server, its
+ * extra arguments, xorg_conf's path and the session), for a seat that a
+ * restarted daemon takes over: a seat whose settings changed while no
+ * daemon ran is started afresh. What this version makes of them (the X
+ * server's command line, the generated xorg.conf) is not hashed, so that a
+ * new version that writes them differently still keeps every seat. Pure;
+ * cannot fail. */
+uint64_t seat_config_fingerprint(const struct seatmap *map, const struct seat_config *seat);
+
 /* The first [general] key whose change a running daemon cannot take on
  * (its lessor, its socket), or NULL if there is none. */
 const char *seatmap_general_change(const struct seatmap *a, const struct seatmap *b);

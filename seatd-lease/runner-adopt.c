@@ -28,10 +28,13 @@
  *   objects M ID ...                (the lessee's DRM objects, as the kernel names them)
  *
  * SINCE is the wall-clock second the seat's current state began, and
- * FINGERPRINT a hash of everything the seat's X server and session were
- * started with (the lessor, the card, the X server's argv and config, the
- * session, the user): a seat whose settings changed while no daemon ran is
- * not taken over but started afresh.
+ * FINGERPRINT a hash of the settings the seat's X server and session were
+ * started with (seat_config_fingerprint()): a seat whose settings changed
+ * while no daemon ran is not taken over but started afresh, while one that
+ * a new version would start with another command line or xorg.conf is kept
+ * as it runs. Records of version 1 hashed that command line and xorg.conf
+ * instead; they are still read, and compared as they were written, so that
+ * the upgrade that brings version 2 keeps every seat too.
  *
  * The takeover trusts nothing by pid alone: the record must be root's
  * (pids.h), each process is proven to be the one started (pidfd, start
@@ -40,7 +43,8 @@
  * of exactly the objects recorded.
  */
 
-#define RECORD_VERSION 1
+#define RECORD_VERSION 2
+#define RECORD_VERSION_GENERATED 1
 
 static uint64_t fnv(uint64_t h, const char *s) {
 	for (; *s != '\0'; s++) {
@@ -49,7 +53,8 @@ static uint64_t fnv(uint64_t h, const char *s) {
 	return (h ^ 0xff) * 1099511628211ULL; /* a word's end */
 }
 
-static uint64_t fingerprint(struct runner *r) {
+/* A version 1 record's fingerprint: what this version generates. */
+static uint64_t generated_fingerprint(struct runner *r) {
 	const struct seat_config *c = r->seat.config;
 	uint64_t h = 14695981039346656037ULL;
 	/* The seat's card and its lessor: a seat on [general]'s card hashes as
@@ -78,7 +83,7 @@ static uint64_t fingerprint(struct runner *r) {
 static void record_extra(struct runner *r, char *buf, size_t len) {
 	const struct seat *s = &r->seat;
 	if (r->fingerprint == 0) {
-		r->fingerprint = fingerprint(r);
+		r->fingerprint = seat_config_fingerprint(r->map, s->config);
 	}
 	uint64_t age_s = (poller_now_ms() - s->state_since) / 1000;
 	size_t at = 0;
@@ -117,6 +122,7 @@ void runner_record(struct runner *r) {
 
 /* What the record says of the seat and its lease. */
 struct recorded {
+	int version;
 	char state[16];
 	int display;
 	unsigned restarts;
@@ -155,7 +161,8 @@ static bool parse_recorded(char *text, struct recorded *rec) {
 		size_t n;
 		if (sscanf(line, "seat %d %15s %d %u %lld %llx", &version, rec->state, &rec->display,
 				&rec->restarts, &rec->since, &rec->fingerprint) == 6) {
-			seat = version == RECORD_VERSION;
+			seat = version == RECORD_VERSION || version == RECORD_VERSION_GENERATED;
+			rec->version = version;
 		} else if (sscanf(line, "lease %u %zu%n", &id, &n, &off) == 2 && n >= 1 &&
 				n <= LEASE_MAX_OBJECTS) {
 			uint32_t pairs[2 * LEASE_MAX_OBJECTS];
@@ -215,7 +222,9 @@ static bool check_recorded(struct runner *r, struct pids_proven *p, struct recor
 				: "it runs a session its settings no longer have");
 		return false;
 	}
-	if (rec->display != c->display || rec->fingerprint != fingerprint(r)) {
+	uint64_t now = rec->version == RECORD_VERSION ? seat_config_fingerprint(r->map, c)
+		: generated_fingerprint(r);
+	if (rec->display != c->display || rec->fingerprint != now) {
 		snprintf(why, len, "its settings changed since it was started");
 		return false;
 	}

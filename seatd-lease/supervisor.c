@@ -248,6 +248,12 @@ static void adopt_seats(struct supervisor *sup, const struct seatmap *map) {
 			continue; /* nothing left by an earlier run */
 		}
 		close(seatfd);
+		if (r->seat.config->display_manager) {
+			log_notice("seat %s: not adopted from an earlier run: a display manager's seat "
+					"keeps no record (its X server is the display manager's); starting it "
+					"afresh", runner_name(r));
+			continue;
+		}
 		if (runner_adopt(r, why, sizeof(why))) {
 			continue;
 		}

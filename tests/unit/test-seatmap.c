@@ -76,6 +76,58 @@ static void defaults_and_inheritance(void **state) {
 	seatmap_free(map);
 }
 
+/* What a restarted daemon compares before it keeps a seat: the settings its
+ * X server and session were started with, nothing else. */
+static void fingerprint_follows_the_settings_a_seat_started_with(void **state) {
+	(void)state;
+	const char *head = "[general]\nxserver = /usr/lib/xorg/Xorg\n[seat:a]\n";
+	const char *base = "outputs = V-1\nuser = u\nsession = /bin/true -a\n";
+	char text[512];
+	snprintf(text, sizeof(text), "%s%s", head, base);
+	struct seatmap *a = load_ok(text);
+	uint64_t fp = seat_config_fingerprint(a, seatmap_find_seat(a, "a"));
+	/* Layout, inputs, restart policy and power: not what it started with. */
+	const char *same[] = {
+		"user = u\n\n# moved\nsession = /bin/true  -a\noutputs = V-1\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\ninputs = path:x\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\nrestart = always\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\npower = local\n",
+	};
+	for (size_t i = 0; i < sizeof(same) / sizeof(*same); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, same[i]);
+		struct seatmap *b = load_ok(text);
+		if (seat_config_fingerprint(b, seatmap_find_seat(b, "a")) != fp) {
+			fail_msg("'%s' changed the fingerprint", same[i]);
+		}
+		seatmap_free(b);
+	}
+	const char *changed[] = {
+		"outputs = V-1 V-2\nuser = u\nsession = /bin/true -a\n",
+		"outputs = V-1\nuser = v\nsession = /bin/true -a\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -b\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true-a\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\ndisplay = :40\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\nmode = 800x600\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\nxserver_args = -dpi 96\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\nxorg_conf = /etc/x.conf\n",
+		"outputs = V-1\nuser = u\nsession = /bin/true -a\ncard = /dev/dri/card1\n",
+		"outputs = V-1\nsession = display-manager\n",
+	};
+	for (size_t i = 0; i < sizeof(changed) / sizeof(*changed); i++) {
+		snprintf(text, sizeof(text), "%s%s", head, changed[i]);
+		struct seatmap *b = load_ok(text);
+		if (seat_config_fingerprint(b, seatmap_find_seat(b, "a")) == fp) {
+			fail_msg("'%s' kept the fingerprint", changed[i]);
+		}
+		seatmap_free(b);
+	}
+	snprintf(text, sizeof(text), "[general]\nxserver = /opt/Xorg\n[seat:a]\n%s", base);
+	struct seatmap *b = load_ok(text);
+	assert_true(seat_config_fingerprint(b, seatmap_find_seat(b, "a")) != fp);
+	seatmap_free(b);
+	seatmap_free(a);
+}
+
 /* power: admin unless said, inherited from [seat:*] like the others. */
 static void power_is_admin_unless_a_seat_says_local(void **state) {
 	(void)state;
@@ -831,6 +883,7 @@ int main(void) {
 		cmocka_unit_test(session_is_resolved_once),
 		cmocka_unit_test(seat_equality_ignores_layout_only),
 		cmocka_unit_test(power_is_admin_unless_a_seat_says_local),
+		cmocka_unit_test(fingerprint_follows_the_settings_a_seat_started_with),
 		cmocka_unit_test(general_changes_a_reload_refuses),
 		cmocka_unit_test(display_seat0_takes_no_xauthority_from_the_environment),
 		cmocka_unit_test(diagnostics_are_capped_in_file_order),
