@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "load.h"
+#include "machine.h"
 #include "probe.h"
 #include "values.h"
 
@@ -69,6 +70,10 @@ int cmd_check(const char *path, bool probe) {
 	print_cards(map);
 	for (size_t i = 0; i < map->n_seats; i++) {
 		print_seat(&map->seats[i]);
+	}
+	char sysrq[1024];
+	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
+		fprintf(stderr, "warning: %s\n", sysrq);
 	}
 	int status = probe ? probe_print(map) : 0;
 	seatmap_free(map);

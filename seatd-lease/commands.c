@@ -8,6 +8,7 @@
 #include "control.h"
 #include "fleet.h"
 #include "log.h"
+#include "machine.h"
 #include "reload.h"
 #include "status.h"
 #include "values.h"
@@ -32,6 +33,11 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	char *text = json ? status_json(seats, n) : status_table(seats, n);
 	fputs(text, out);
 	free(text);
+	/* The table is for people: what the administrator must set, under it. */
+	char sysrq[1024];
+	if (!json && machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
+		fprintf(out, "warning: %s\n", sysrq);
+	}
 	for (size_t i = 0; i < n; i++) {
 		strv_free(inputs[i]);
 		strv_free(devices[i]);

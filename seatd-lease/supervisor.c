@@ -15,6 +15,7 @@
 #include "lessor-links.h"
 #include "master-store.h"
 #include "log.h"
+#include "machine.h"
 #include "logind-seat.h"
 #include "notify.h"
 #include "poller.h"
@@ -294,6 +295,10 @@ int supervisor_run(struct seatmap *map) {
 	adopt_seats(&sup, map);
 	clean_stale(&sup, map);
 	input_check_overlaps(map);
+	char sysrq[1024];
+	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
+		log_warning("%s", sysrq);
+	}
 	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group,
 			commands_handle, &sup.fleet);
 	sup.fleet.env.handout = handout_open(sup.poller, map->runtime_dir, HANDOUT_SOCKET,
