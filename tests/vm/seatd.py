@@ -13,6 +13,8 @@ import rig as rigmod
 BIN = os.path.join(rigmod.build_dir(), "seatd-lease", "seatd-lease")
 UNITS = os.path.join(rigmod.build_dir(), "units")
 CONFIG = "/etc/seatd-lease/seats.ini"
+# The PAM service seatd-lease-session opens, as meson installs it.
+PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
 RUNTIME_DIR = "/run/seatd-lease"
 
 # The primary's desktop, and what each seat's session paints.

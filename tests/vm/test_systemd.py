@@ -150,13 +150,54 @@ def daemon_facts(rig):
     )
 
 
+# Where the upgrade test installs seatd-lease and its helpers, side by side
+# as in a package's libexec: a writable place, so that an upgrade can put new
+# files there.
+UPGRADE_DIR = "/tmp/seatd-lease-bin"
+XORG = "/usr/lib/xorg/Xorg"
+
+
+def pam_sessions(rig):
+    """Each seat's session as a PAM login: its opener's pid and its logind
+    session, asserted to be there (the seat's session line in the pids
+    record is root's seatd-lease-session, and logind has a session of the
+    seatd-lease service on the seat)."""
+    found = {}
+    for seat in ("s1", "s2"):
+        record = rig.run("cat %s/%s/pids" % (RUNTIME_DIR, seat)).stdout
+        m = re.search(r"^session (\d+) \d+ 0 %s/seatd-lease-session$" % UPGRADE_DIR,
+                      record, re.M)
+        assert m, "seat %s's session was not opened through PAM:\n%s" % (seat, record)
+        ids = rig.run("loginctl show-seat seat-%s -p Sessions --value" % seat).stdout.split()
+        assert len(ids) == 1, "seat-%s has sessions %r" % (seat, ids)
+        assert rig.run("loginctl show-session %s -p Service --value" % ids[0]).stdout == \
+            "seatd-lease\n"
+        found[seat] = (int(m.group(1)), ids[0])
+    return found
+
+
+def upgrade(rig, files):
+    """What dpkg does to each file: the new one written beside it, then
+    renamed over it, while the old one still runs."""
+    rig.run(" && ".join("cp -p {0} {0}.dpkg-new && echo >>{0}.dpkg-new && "
+                        "mv {0}.dpkg-new {0}".format(f) for f in files))
+
+
 def test_restart_kill_and_upgrade_keep_every_seat(rig):
-    """`systemctl restart`, a SIGKILL that Restart= follows, and a new binary
-    then a restart: every seat keeps its X server and its picture."""
-    rig.run("cp %s /tmp/seatd-lease-bin" % BIN)
+    """`systemctl restart`, a SIGKILL that Restart= follows, and an upgrade of
+    every program of ours and of the X server then a restart: every seat
+    keeps its X server, its PAM session and logind session, and its
+    picture."""
+    binaries = ["seatd-lease", "seatd-lease-session", "seatd-lease-identify",
+                "seatd-lease-assign-screen"]
+    rig.run("mkdir -p %s && cp %s %s" % (UPGRADE_DIR, " ".join(
+        os.path.join(os.path.dirname(BIN), b) for b in binaries), UPGRADE_DIR))
+    with open(seatd.PAM_FILE, "rb") as f:
+        rig.write_file("/etc/pam.d/seatd-lease", f.read())
+    rig.run("systemctl start dbus.service systemd-logind.service", timeout=90)
     unit = rig.run("cat /etc/systemd/system/seatd-lease.service").stdout
-    rig.write_file("/etc/systemd/system/seatd-lease.service",
-                   unit.replace("ExecStart=%s " % BIN, "ExecStart=/tmp/seatd-lease-bin ").encode())
+    rig.write_file("/etc/systemd/system/seatd-lease.service", unit.replace(
+        "ExecStart=%s " % BIN, "ExecStart=%s/seatd-lease " % UPGRADE_DIR).encode())
     rig.run("systemctl daemon-reload")
     rig.run("systemctl start seatd-lease.service", timeout=90)
     journal = lambda: rig.run("journalctl -b --no-pager -u seatd-lease.service -o cat").stdout
@@ -165,6 +206,7 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
         assert_head(rig, 2, SEAT_COLOURS[0])
         assert_head(rig, 3, SEAT_COLOURS[1])
         pids = (xserver_pid(rig, "s1"), xserver_pid(rig, "s2"))
+        sessions = pam_sessions(rig)
         first = daemon_facts(rig)
         timings = []
         with seatd.HeadSampler(rig, [2, 3]) as sampler:
@@ -176,11 +218,12 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
                     rig.run("kill -9 %s" % main)
                     wait_prop(rig, "seatd-lease", "NRestarts", r"^[1-9]")
                 elif i == 15:
-                    # A package upgrade: a new file in the binary's place, then
-                    # the restart its maintainer script runs.
-                    rig.run("cp /tmp/seatd-lease-bin /tmp/seatd-lease-new && "
-                            "echo >>/tmp/seatd-lease-new && "
-                            "mv /tmp/seatd-lease-new /tmp/seatd-lease-bin")
+                    # An upgrade of seatd-lease and of Xorg: a new file in
+                    # each program's place, then the restart its maintainer
+                    # script runs. The running ones are "(deleted)" now.
+                    upgrade(rig, ["%s/%s" % (UPGRADE_DIR, b) for b in binaries] + [XORG])
+                    assert rig.run("readlink /proc/%d/exe" % pids[0]).stdout == \
+                        XORG + " (deleted)\n"
                     rig.run("systemctl restart seatd-lease.service", timeout=90)
                 else:
                     rig.run("systemctl restart seatd-lease.service", timeout=90)
@@ -194,6 +237,7 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
         assert log.count("seat s1: adopted from an earlier run") == 20, log
         assert "not adopted" not in log, log
         assert (xserver_pid(rig, "s1"), xserver_pid(rig, "s2")) == pids
+        assert pam_sessions(rig) == sessions
         for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
             sampler.assert_never(head, PRIMARY)
             low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
@@ -206,7 +250,7 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
         print("head samples: %d of head 2, longest gap %.2f s" %
               (len(sampler.shares(2, PRIMARY)), sampler.gaps(2)))
         assert rig.run("readlink /proc/%s/exe" % prop(rig, "seatd-lease", "MainPID")).stdout \
-            == "/tmp/seatd-lease-bin\n"
+            == UPGRADE_DIR + "/seatd-lease\n"
     finally:
         rig.run("systemctl stop seatd-lease.service", timeout=60)
         rig.write_file("/etc/systemd/system/seatd-lease.service", unit.encode())
