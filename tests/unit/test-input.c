@@ -279,13 +279,6 @@ static void rules_are_read_back_as_udev_reads_them(void **state) {
 	each_rule(text, count_rule, &rules);
 	assert_int_equal(rules, 6);
 	free(text);
-	/* power = local: its keys are the machine's, as on a one-seat machine. */
-	seat.power_local = true;
-	text = input_rules_text(&seat, "lab1", err, sizeof(err));
-	assert_non_null(text);
-	assert_null(strstr(text, "power-switch"));
-	assert_non_null(strstr(text, "TAG+=\"seat\"\n"));
-	free(text);
 	for (size_t i = 0; i < 6; i++) {
 		input_match_finish(&inputs[i]);
 	}

@@ -76,30 +76,6 @@ static void seat_dir(struct fixture *f, const char *name, uid_t uid, bool marked
 	}
 }
 
-/* A `sleep` of ours, as uid, once it runs sleep. */
-static pid_t sleeper(struct fixture *f, uid_t uid) {
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (uid != 0 && (setgid(uid) != 0 || setuid(uid) != 0)) {
-			_exit(127);
-		}
-		execl("/bin/sleep", "sleep", "100", (char *)NULL);
-		_exit(127);
-	}
-	char path[64], exe[PATH_MAX];
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	for (int i = 0; i < 500; i++) {
-		ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-		if (n > 6 && memcmp(exe + n - 6, "/sleep", 6) == 0) {
-			break;
-		}
-		usleep(10000);
-	}
-	f->sleeper = pid;
-	return pid;
-}
-
 /* A copy of /bin/sleep at dir/name, as a package installs a program:
  * everyone may run it. */
 static void install_copy(const char *dir, const char *name, char *out, size_t len) {
@@ -110,8 +86,9 @@ static void install_copy(const char *dir, const char *name, char *out, size_t le
 	assert_int_equal(system(cmd), 0);
 }
 
-/* Runs the program at path as uid, once it runs it. */
-static pid_t run_copy(const char *path, uid_t uid) {
+/* Runs the program at path as uid, once /proc shows it runs a program of
+ * that name (/bin/sleep may be /usr/bin/sleep). */
+static pid_t run_as(const char *path, uid_t uid) {
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -121,17 +98,25 @@ static pid_t run_copy(const char *path, uid_t uid) {
 		execl(path, "sleep", "100", (char *)NULL);
 		_exit(127);
 	}
+	const char *base = strrchr(path, '/');
+	size_t blen = strlen(base);
 	char proc[64], exe[PATH_MAX];
 	snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
 	for (int i = 0; i < 500; i++) {
 		ssize_t n = readlink(proc, exe, sizeof(exe) - 1);
-		if (n > 0 && (exe[n] = '\0', strcmp(exe, path) == 0)) {
+		if (n >= (ssize_t)blen && memcmp(exe + n - blen, base, blen) == 0) {
 			return pid;
 		}
 		usleep(10000);
 	}
 	fail_msg("%s did not start", path);
 	return -1;
+}
+
+/* A `sleep` of ours, as uid, once it runs sleep. */
+static pid_t sleeper(struct fixture *f, uid_t uid) {
+	f->sleeper = run_as("/bin/sleep", uid);
+	return f->sleeper;
 }
 
 static unsigned long long start_of(pid_t pid) {
@@ -263,7 +248,7 @@ static void a_recorded_process_whose_program_was_upgraded_is_still_ours(void **s
 	assert_int_equal(chmod(bin, 0755), 0);
 	install_copy(bin, "Xorg", xorg, sizeof(xorg));
 	install_copy(bin, "seatd-lease-session", opener, sizeof(opener));
-	pid_t x = run_copy(xorg, f->nobody), s = run_copy(opener, 0);
+	pid_t x = run_as(xorg, f->nobody), s = run_as(opener, 0);
 	seat_dir(f, "s1", 0, true);
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/s1/pids", f->dir);
