@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "drm-card.h"
 #include "log.h"
 #include "logind-seat.h"
 #include "pids.h"
@@ -39,8 +39,9 @@
  * The takeover trusts nothing by pid alone: the record must be root's
  * (pids.h), each process is proven to be the one started (pidfd, start
  * time, uid, executable), and the lease is the X server's own descriptor
- * (pidfd_getfd of its -masterfd), which the kernel must still say is master
- * of exactly the objects recorded.
+ * (pidfd_getfd of its -masterfd), which must be a descriptor of the seat's
+ * card before anything is asked of it, and which the kernel must still say
+ * is master of exactly the objects recorded.
  */
 
 #define RECORD_VERSION 2
@@ -185,12 +186,21 @@ static bool parse_recorded(char *text, struct recorded *rec) {
 }
 
 /* The X server's lease, from its own descriptor table: -1 and why unless
- * the kernel says it is master of exactly the recorded objects. */
-static int take_lease_fd(int pidfd, const struct recorded *rec, char *why, size_t len) {
-	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, SPAWN_LEASE_FD, 0);
+ * it is a descriptor of the seat's card (the X server is its user's: what
+ * it holds there is asked nothing before that is known, see drm-card.h)
+ * and the kernel says it is master of exactly the recorded objects. */
+static int take_lease_fd(int pidfd, const char *card, const struct recorded *rec, char *why,
+		size_t len) {
+	dev_t rdev;
+	char what[128];
+	if (drm_card_rdev(card, &rdev) != 0) {
+		snprintf(why, len, "its card %s is not there: %s", card, strerror(errno));
+		return -1;
+	}
+	int fd = drm_card_take(pidfd, SPAWN_LEASE_FD, rdev, what, sizeof(what));
 	if (fd < 0) {
-		snprintf(why, len, "cannot take its X server's lease descriptor: %s",
-				strerror(errno));
+		snprintf(why, len, "its X server's descriptor %d is not %s (%s)", SPAWN_LEASE_FD,
+				card, what);
 		return -1;
 	}
 	uint32_t ids[LEASE_MAX_OBJECTS * 4];
@@ -254,7 +264,7 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 	int fd = -1;
 	struct lease *lease = NULL;
 	if (!check_recorded(r, &p, &rec, why, len) ||
-			(fd = take_lease_fd(p.xserver_pidfd, &rec, why, len)) < 0) {
+			(fd = take_lease_fd(p.xserver_pidfd, c->card, &rec, why, len)) < 0) {
 		pids_proven_close(&p);
 		return false;
 	}
