@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -41,23 +42,60 @@ static bool cgroup2_mount(char *buf, size_t len) {
 	return found;
 }
 
-/* Our own cgroup's path in the v2 hierarchy ("0::PATH") appended to buf. */
-static bool own_cgroup(char *buf, size_t len) {
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	if (f == NULL) {
-		return false;
-	}
-	char line[4096];
+bool cgroup_of(const char *proc, char *buf, size_t len) {
+	char path[64], line[4096];
+	snprintf(path, sizeof(path), "%s/cgroup", proc);
+	FILE *f = fopen(path, "re");
 	bool found = false;
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
+	buf[0] = '\0';
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
 		if (strncmp(line, "0::", 3) == 0) {
 			line[strcspn(line, "\n")] = '\0';
-			size_t used = strlen(buf);
-			found = snprintf(buf + used, len - used, "%s", line + 3) < (int)(len - used);
+			found = snprintf(buf, len, "%s", line + 3) < (int)len;
+		}
+	}
+	if (f != NULL) {
+		fclose(f);
+	}
+	if (!found) {
+		buf[0] = '\0';
+	}
+	return found;
+}
+
+/* Whether the process behind pidfd, pid, is in cgroup. */
+static bool in_cgroup(int pidfd, pid_t pid, const char *cgroup) {
+	char proc[32], now[4096];
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)pid);
+	if (!cgroup_of(proc, now, sizeof(now)) || strcmp(now, cgroup) != 0) {
+		return false;
+	}
+	/* What /proc said was of pidfd's process only if that one is still
+	 * alive: until it is reaped, its pid is no one else's. */
+	struct pollfd p = {.fd = pidfd, .events = POLLIN};
+	return poll(&p, 1, 0) == 0;
+}
+
+int cgroup_signal(const char *root, const char *cgroup, pid_t except, int signo) {
+	char path[4096];
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", root, cgroup);
+	FILE *f = fopen(path, "re");
+	if (f == NULL) {
+		return 0;
+	}
+	int n = 0, pid;
+	while (fscanf(f, "%d", &pid) == 1) {
+		int pidfd = pid != except ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+		if (pidfd >= 0 && in_cgroup(pidfd, pid, cgroup) &&
+				syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) == 0) {
+			n++;
+		}
+		if (pidfd >= 0) {
+			close(pidfd);
 		}
 	}
 	fclose(f);
-	return found;
+	return n;
 }
 
 static int open_dir_at(int dir_fd, const char *name) {
@@ -74,7 +112,7 @@ static int open_base(int *root_fd, char *err, size_t errlen) {
 		return -1;
 	}
 	size_t mount_len = strlen(path);
-	if (!own_cgroup(path, sizeof(path))) {
+	if (!cgroup_of("/proc/self", path + mount_len, sizeof(path) - mount_len)) {
 		snprintf(err, errlen, "/proc/self/cgroup names no cgroup v2 path");
 		return -1;
 	}

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * A cgroup (v2) per seat, so that a seat's end is the end of everything it
@@ -17,6 +18,26 @@
  */
 
 struct cgroups;
+
+/* Where systemd mounts the cgroup v2 hierarchy. */
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+/* The cgroup v2 path ("/user.slice/...": the "0::" line of its cgroup
+ * file) of the process whose /proc directory is proc ("/proc/self",
+ * "/proc/123") into buf; false, and buf "", if it cannot be read. */
+bool cgroup_of(const char *proc, char *buf, size_t len);
+
+/*
+ * Sends signo (0: none, they are only counted) to every process of cgroup
+ * (a path in the hierarchy mounted at root) but except (0: none), each
+ * through a pidfd opened before anything is known of it, and only once its
+ * /proc, read while the pidfd's process was still alive, shows it in
+ * cgroup: a pid that cgroup.procs listed may be someone else's process by
+ * then (its own ended, and the number was given again), and that one is
+ * left alone. Returns how many were signalled; 0 if none, or if cgroup.procs
+ * cannot be read.
+ */
+int cgroup_signal(const char *root, const char *cgroup, pid_t except, int signo);
 
 /* The daemon's place in the cgroup tree; NULL (and err says why) if
  * seats cannot have cgroups here. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "drm-card.h"
 #include "input-rules.h"
 #include "input.h"
@@ -106,11 +107,12 @@ void logind_file_value(const char *file, const char *key, char *buf, size_t len)
 }
 
 /* Kills every process of a session's scope: cgroup.kill, or one by one
- * where the kernel has none (before 5.14). false if it had none. */
+ * through pidfds where the kernel has none (before 5.14). false if it had
+ * none. */
 static bool kill_scope(const char *uid, const char *scope) {
-	char path[512];
-	snprintf(path, sizeof(path), "/sys/fs/cgroup/user.slice/user-%s.slice/%s/cgroup.procs",
-			uid, scope);
+	char cgroup[512], path[700];
+	snprintf(cgroup, sizeof(cgroup), "/user.slice/user-%s.slice/%s", uid, scope);
+	snprintf(path, sizeof(path), CGROUP_ROOT "%s/cgroup.procs", cgroup);
 	FILE *procs = fopen(path, "re");
 	int first = -1;
 	bool populated = procs != NULL && fscanf(procs, "%d", &first) == 1;
@@ -120,8 +122,7 @@ static bool kill_scope(const char *uid, const char *scope) {
 	if (!populated) {
 		return false;
 	}
-	snprintf(path, sizeof(path), "/sys/fs/cgroup/user.slice/user-%s.slice/%s/cgroup.kill",
-			uid, scope);
+	snprintf(path, sizeof(path), CGROUP_ROOT "%s/cgroup.kill", cgroup);
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		bool ok = write(fd, "1", 1) == 1;
@@ -130,16 +131,7 @@ static bool kill_scope(const char *uid, const char *scope) {
 			return true;
 		}
 	}
-	snprintf(path, sizeof(path), "/sys/fs/cgroup/user.slice/user-%s.slice/%s/cgroup.procs",
-			uid, scope);
-	FILE *f = fopen(path, "re");
-	int pid;
-	while (f != NULL && fscanf(f, "%d", &pid) == 1) {
-		kill(pid, SIGKILL);
-	}
-	if (f != NULL) {
-		fclose(f);
-	}
+	cgroup_signal(CGROUP_ROOT, cgroup, 0, SIGKILL);
 	return true;
 }
 

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "session-pam.h"
 #include "session-user.h"
 #include "spawn.h"
@@ -39,47 +40,14 @@ struct session_pam {
 	pam_handle_t *pam;
 };
 
-/* Our cgroup (v2: the "0::" line of /proc/PID/cgroup), "" if unknown. */
-static void own_cgroup(char *buf, size_t len) {
-	buf[0] = '\0';
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[600];
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(buf, len, "%s", line + 3);
-		}
-	}
-	if (f != NULL) {
-		fclose(f);
-	}
-}
-
-/* Signals every process of cgroup but us; how many there were. */
-static int signal_cgroup(const char *cgroup, int signo) {
-	char path[700];
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cgroup.procs", cgroup);
-	FILE *f = fopen(path, "re");
-	if (f == NULL) {
-		return 0;
-	}
-	int n = 0, pid;
-	while (fscanf(f, "%d", &pid) == 1) {
-		if (pid != getpid()) {
-			kill(pid, signo);
-			n++;
-		}
-	}
-	fclose(f);
-	return n;
-}
-
 /* Ends what is left in our scope (SIGTERM, then SIGKILL after ms). */
 static void end_scope(const char *cgroup, int ms) {
-	for (int waited = 0; signal_cgroup(cgroup, waited == 0 ? SIGTERM : 0) > 0;
-			waited += 50) {
+	/* Not cgroup.kill: we are in the scope too. */
+	pid_t self = getpid();
+	for (int waited = 0; cgroup_signal(CGROUP_ROOT, cgroup, self,
+			waited == 0 ? SIGTERM : 0) > 0; waited += 50) {
 		if (waited >= ms) {
-			signal_cgroup(cgroup, SIGKILL);
+			cgroup_signal(CGROUP_ROOT, cgroup, self, SIGKILL);
 			break;
 		}
 		usleep(50 * 1000);
@@ -262,7 +230,7 @@ int main(int argc, char **argv) {
 	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	char before[512];
-	own_cgroup(before, sizeof(before));
+	cgroup_of("/proc/self", before, sizeof(before));
 	open_session(&s);
 	merge_environment(&s);
 	pid_t pid = fork();
@@ -285,7 +253,7 @@ int main(int argc, char **argv) {
 	 * out of the seat's cgroup: what the session left there is ended here,
 	 * where the daemon's end of the seat does not reach. */
 	char after[512];
-	own_cgroup(after, sizeof(after));
+	cgroup_of("/proc/self", after, sizeof(after));
 	if (after[0] != '\0' && strcmp(before, after) != 0) {
 		end_scope(after, SESSION_PAM_END_MS);
 	}
