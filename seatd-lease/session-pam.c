@@ -8,7 +8,8 @@
  * with the error pipe as SPAWN_HELPER_FD and the session's environment. It
  * opens the PAM session "seatd-lease" for USER on seat-SEAT and display :N,
  * forks PROGRAM as USER (initgroups, setgid, setuid) with the environment
- * PAM adds, closes the error pipe once that child runs, forwards SIGTERM,
+ * PAM adds and no descriptor but 0 to 2, closes the error pipe once that
+ * child runs, forwards SIGTERM,
  * SIGINT and SIGHUP to it, and, when it has ended, ends whatever else is
  * left in the session's scope, closes the PAM session, ends the user's
  * manager if that was the user's last session (session-user.h) and ends as
@@ -158,7 +159,15 @@ static void __attribute__((noreturn)) run_program(struct session_pam *s, char **
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	close(SPAWN_HELPER_FD);
+	/* The program gets 0 to 2 and nothing else (see spawn.h), whatever
+	 * PAM's modules opened here, as a program spawned without PAM does.
+	 * The error pipe goes too: the program runs as far as the daemon is
+	 * concerned. */
+	if (spawn_close_above_stderr() != 0) {
+		fprintf(stderr, "seatd-lease-session: cannot close the descriptors %s is not "
+				"to have: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
 	if (initgroups(s->user, s->gid) != 0 || setgid(s->gid) != 0 || setuid(s->uid) != 0 ||
 			setuid(0) == 0) {
 		fprintf(stderr, "seatd-lease-session: cannot become %s: %s\n", s->user,

@@ -325,6 +325,10 @@ void spawn_helper_fail(int fd, const char *why) {
 	(void)unused;
 }
 
+int spawn_close_above_stderr(void) {
+	return close_range(3, ~0U, 0);
+}
+
 int spawn_failure(int error_fd, const char *program, char *why, size_t len) {
 	struct {
 		struct child_error e;

@@ -83,6 +83,11 @@ struct spawn_request {
 /* In a helper: says why its program could not be run, in the words of
  * spawn_failure ("STEP: why"); the caller then exits. Cannot fail. */
 void spawn_helper_fail(int fd, const char *why);
+/* In a helper's child about to become the user's program: closes every
+ * descriptor above stderr, the error pipe and whatever the helper's own
+ * work left open (a PAM module's, a library's), close-on-exec or not.
+ * 0, or -1 with errno: the program must then not run. */
+int spawn_close_above_stderr(void);
 
 /*
  * Forks, and the child execs. The child: its seat's cgroup (when given), its

@@ -162,6 +162,28 @@ static void wait_until_sleeping(pid_t pid) {
 }
 
 /* The real thing: fork, drop to nobody, keep only fds 0-4. */
+/* The descriptors below 31 that pid holds, as a bit mask, and the highest
+ * it holds (-1: none). */
+static int fds_held(pid_t pid, int *highest) {
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	int seen = 0;
+	*highest = -1;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.') {
+			continue;
+		}
+		int fd = atoi(e->d_name);
+		seen |= fd < 31 ? 1 << fd : 0;
+		*highest = fd > *highest ? fd : *highest;
+	}
+	closedir(d);
+	return seen;
+}
+
 static void spawned_process_holds_only_its_fds(void **state) {
 	if (geteuid() != 0) {
 		skip();
@@ -188,23 +210,9 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	 * briefly opens libraries at the lowest free fd (5): look once sleep
 	 * sleeps. */
 	wait_until_sleeping(pid);
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	assert_non_null(d);
-	int seen = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.') {
-			continue;
-		}
-		int fd = atoi(e->d_name);
-		if (fd > 4) {
-			fail_msg("the child holds fd %d", fd);
-		}
-		seen |= 1 << fd;
-	}
-	closedir(d);
-	assert_int_equal(seen, 0x1f);
+	int highest;
+	assert_int_equal(fds_held(pid, &highest), 0x1f);
+	assert_int_equal(highest, 4);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	FILE *f = fopen(path, "r");
 	char line[256];
@@ -445,6 +453,36 @@ static void a_child_reaped_elsewhere_is_reported_once(void **state) {
 	assert_false(w.ended.known);
 }
 
+/* A session's program, forked by its PAM opener, keeps 0 to 2 of what the
+ * opener had, and nothing else: not the error pipe, not what PAM's modules
+ * opened, close-on-exec or not. */
+static void a_helpers_program_gets_only_stdio(void **state) {
+	int stdio = 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		stdio |= fcntl(fd, F_GETFD) >= 0 ? 1 << fd : 0;
+	}
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int p[2];
+		if (pipe(p) != 0 || open("/dev/null", O_RDONLY) < 0 ||
+				open("/dev/null", O_RDONLY | O_CLOEXEC) < 0 || dup2(p[0], 100) != 100 ||
+				spawn_close_above_stderr() != 0) {
+			_exit(1);
+		}
+		/* Looked at while stopped: a pipe to say so would be closed too. */
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, WUNTRACED), pid);
+	int highest = -1, held = WIFSTOPPED(status) ? fds_held(pid, &highest) : -1;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	assert_int_equal(held, stdio);
+	assert_true(highest <= 2);
+}
+
 static void inherited_signals_are_reset(void **state) {
 	signal(SIGCHLD, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
@@ -475,6 +513,7 @@ int main(void) {
 		cmocka_unit_test(spawn_does_not_wait_for_a_child_stuck_before_exec),
 		cmocka_unit_test(a_child_reaped_elsewhere_is_reported_once),
 		cmocka_unit_test(inherited_signals_are_reset),
+		cmocka_unit_test(a_helpers_program_gets_only_stdio),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
