@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input-hold.h"
 #include "log.h"
 #include "logind-seat.h"
 #include "pids.h"
@@ -129,13 +130,36 @@ static void runner_release_inputs(struct runner *r, bool loop_ended) {
 	r->inputs_assigned = false;
 }
 
+/* The seat's devices between two of its X servers: any hold another
+ * process kept on them revoked, then held by the daemon alone until the
+ * next X server starts. Given back to seat0 they would type into the
+ * primary's desktop for the whole back-off. */
+static void hold_inputs(struct runner *r) {
+	const char *name = r->seat.config->name;
+	if (!r->inputs_assigned || r->held != NULL) {
+		return;
+	}
+	char **nodes = input_seat_nodes(name);
+	revoke_input_holders(name, nodes);
+	strv_free(nodes);
+	r->held = input_hold_take(name);
+	log_info("seat %s: holding its %d input device%s until its next X server", name,
+			input_hold_count(r->held), input_hold_count(r->held) == 1 ? "" : "s");
+}
+
+static void end_hold(struct runner *r) {
+	input_hold_release(r->held);
+	r->held = NULL;
+}
+
 /*
  * Once the seat's X server and session are gone: whatever they started
- * that is still there (in the seat's cgroup) is killed, any hold another
- * process kept on the seat's input devices is revoked, and the devices go
- * back to seat0 (see runner_release_inputs).
+ * that is still there (in the seat's cgroup) is killed, then, if the seat
+ * restarts (keep_inputs), its devices stay its own (hold_inputs); else any
+ * hold another process kept on them is revoked, and they go back to seat0
+ * (see runner_release_inputs).
  */
-static void end_seat_run(struct runner *r, bool loop_ended) {
+static void end_seat_run(struct runner *r, bool loop_ended, bool keep_inputs) {
 	const char *name = r->seat.config->name;
 	if (r->cgroup_procs >= 0) {
 		close(r->cgroup_procs);
@@ -149,6 +173,11 @@ static void end_seat_run(struct runner *r, bool loop_ended) {
 	/* What pam_systemd moved out of the seat's cgroup, if its opener could
 	 * not end it (logind-seat.h). */
 	logind_end_sessions(name, NULL, NULL);
+	if (keep_inputs) {
+		hold_inputs(r);
+		return;
+	}
+	end_hold(r);
 	runner_release_inputs(r, loop_ended);
 }
 
@@ -221,6 +250,8 @@ static void op_cancel_prepare(struct seat *seat) {
 }
 
 static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
+	/* Its X server takes the devices as they come free. */
+	end_hold(runner_of(seat));
 	if (seat->config->display_manager) {
 		return runner_dm_offer(runner_of(seat), err, errlen);
 	}
@@ -276,7 +307,7 @@ static void op_changed(struct seat *seat, enum seat_state old, const char *why) 
 		/* No process of the seat is left: its pids file must not outlive
 		 * them, and its devices go back to seat0. */
 		pids_remove(r->paths.dir);
-		end_seat_run(r, false);
+		end_seat_run(r, false, seat->state == SEAT_BACKOFF);
 	}
 	if (seat->state == SEAT_STOPPED) {
 		/* Its file system goes with it; a failed seat keeps its logs. */
@@ -344,7 +375,7 @@ void runner_destroy(struct runner *r) {
 	runner_stop_watching_ready(r);
 	input_op_cancel(r->assigning);
 	r->assigning = NULL;
-	end_seat_run(r, true);
+	end_seat_run(r, true, false);
 	input_op_cancel(r->releasing);
 	if (r->env->cgroups != NULL) {
 		cgroups_seat_remove(r->env->cgroups, r->seat.config->name, CGROUP_EMPTY_TIMEOUT_MS);

@@ -73,6 +73,9 @@ struct runner {
 	 * is stopped, but neither restarted, replaced nor quit on until then
 	 * (runner_is_done). */
 	struct input_op *releasing;
+	/* While the seat backs off between two X servers: its devices, held by
+	 * the daemon alone (input-hold.h). */
+	struct input_hold *held;
 	struct seat_paths paths;
 	struct child xserver, session;
 	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
