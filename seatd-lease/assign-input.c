@@ -26,6 +26,43 @@ static bool bit(const unsigned long *bits, unsigned n) {
 	return bits[n / (8 * sizeof(long))] & (1UL << (n % (8 * sizeof(long))));
 }
 
+static bool any_key_down(int fd) {
+	unsigned long keys[KEY_CNT / (8 * sizeof(long)) + 1] = {0};
+	if (ioctl(fd, EVIOCGKEY(sizeof(keys)), keys) < 0) {
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		if (keys[i] != 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Takes d for the wizard alone, once none of its keys or buttons is down:
+ * a key whose press reached the X server before the grab and whose release
+ * did not would repeat there, into root's terminal. A device a seat's X
+ * server holds already (EBUSY) is that seat's. */
+static void grab_when_idle(struct assign_dev *d) {
+	if (d->grabbed || d->primary || any_key_down(d->fd) ||
+			ioctl(d->fd, EVIOCGRAB, (void *)1) != 0) {
+		return;
+	}
+	d->grabbed = true;
+	/* Pressed between the look and the grab: the X server saw the press. */
+	if (any_key_down(d->fd)) {
+		ioctl(d->fd, EVIOCGRAB, (void *)0);
+		d->grabbed = false;
+	}
+}
+
+static void release_grab(struct assign_dev *d) {
+	if (d->grabbed) {
+		ioctl(d->fd, EVIOCGRAB, (void *)0);
+		d->grabbed = false;
+	}
+}
+
 static void add_node(struct assign_input *in, const char *node) {
 	for (size_t i = 0; i < in->n; i++) {
 		if (strcmp(in->devs[i].node, node) == 0) {
@@ -57,11 +94,13 @@ static void add_node(struct assign_input *in, const char *node) {
 		free(d.node);
 		return;
 	}
+	grab_when_idle(&d);
 	in->devs = xrealloc(in->devs, (in->n + 1) * sizeof(*in->devs));
 	in->devs[in->n++] = d;
 }
 
 static void remove_at(struct assign_input *in, size_t i) {
+	release_grab(&in->devs[i]);
 	close(in->devs[i].fd);
 	free(in->devs[i].node);
 	memmove(&in->devs[i], &in->devs[i + 1], (in->n - i - 1) * sizeof(*in->devs));
@@ -148,6 +187,8 @@ static bool read_dev(struct assign_input *in, struct assign_dev *d, assign_press
 	for (;;) {
 		ssize_t r = read(d->fd, ev, sizeof(ev));
 		if (r < 0) {
+			/* Everything read: the keys held at the start may be up now. */
+			grab_when_idle(d);
 			return errno == EAGAIN || errno == EINTR;
 		}
 		if (r == 0) {
@@ -164,6 +205,7 @@ static bool read_dev(struct assign_input *in, struct assign_dev *d, assign_press
 					!d->enter_down_seen &&
 					poller_now_ms() < in->started_ms + ENTER_WINDOW_MS) {
 				d->primary = true;
+				release_grab(d);
 			}
 			if (ev[i].value != 1) {
 				continue;

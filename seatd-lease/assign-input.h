@@ -23,6 +23,10 @@ struct assign_dev {
 	 * started, or came up soon after without going down. */
 	bool primary;
 	bool enter_down_seen;
+	/* Held for the wizard alone (EVIOCGRAB): what a desk types while it
+	 * assigns reaches no one else, above all not the terminal of root's
+	 * that runs it. Never the primary keyboard's. */
+	bool grabbed;
 };
 
 struct assign_input {

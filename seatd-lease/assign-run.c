@@ -202,6 +202,8 @@ static int run_wizard(struct assign_wizard *w, const char *path, int timeout_s) 
 	w->changed = true;
 	enum end end = listen(w, sfd, timeout_s);
 	if (raw) {
+		/* Nothing typed while it ran is left for the shell that comes back. */
+		tcflush(0, TCIFLUSH);
 		tcsetattr(0, TCSANOW, &saved);
 	}
 	close(sfd);
