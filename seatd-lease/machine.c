@@ -32,10 +32,9 @@ bool machine_sysrq_warning(int value, char *line, size_t len) {
 	}
 	char what[768];
 	snprintf(what, sizeof(what), "%s", line);
-	snprintf(line, len, "kernel.sysrq = %d lets any keyboard, a seat's too while its X "
-			"server does not hold it, %s: seatd-lease cannot take that from a seat; set "
-			"kernel.sysrq = 16 (sync only) or 0 in /etc/sysctl.d/ and run sysctl --system",
-			value, what);
+	snprintf(line, len, "kernel.sysrq = %d lets any keyboard, every seat's too, %s: "
+			"seatd-lease cannot take that from a seat; set kernel.sysrq = 16 (sync only) "
+			"or 0 in /etc/sysctl.d/ and run sysctl --system", value, what);
 	return true;
 }
 

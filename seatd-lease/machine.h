@@ -8,8 +8,8 @@
  * What any keyboard can do to the whole machine that seatd-lease cannot
  * take from a seat's keyboards, only the administrator: the kernel's magic
  * SysRq keys (kernel.sysrq), which the kernel takes from every keyboard
- * whatever its seat while no X server holds it (a seat between two X
- * servers, a stopped seat, seat0's console).
+ * whatever its seat, unless a process holds it (EVIOCGRAB). A seat's X
+ * server does not: Xorg's libinput driver grabs nothing (seen on the rig).
  */
 
 /* The file the kernel reads kernel.sysrq from. */

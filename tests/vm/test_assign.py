@@ -194,6 +194,46 @@ def test_f2_binds_head_3_and_a_hub_binds_by_its_sysfs_path(rig, primary_keys):
         assert int(presses(rig, primary_keys)) == start, "the primary got head 3's key"
 
 
+def test_a_desk_keyboard_can_neither_end_the_wizard_nor_reach_the_primary(rig, primary_keys):
+    """While assign runs, the keyboards it may bind are its alone: Enter,
+    Escape, Ctrl+C and letters typed at a desk reach neither the primary X
+    server (where root's terminal running assign may be) nor anyone else,
+    and end nothing; the desk's F<n> still binds it. Afterwards the desk's
+    keyboard, bound to no seat, is seat0's again."""
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("lab-1", "running")
+        sup.wait_state("lab-2", "running")
+        # Head 2's keyboard is seat0's now: the primary hears it.
+        time.sleep(1)
+        start = int(presses(rig, primary_keys))
+        rig.send_key(2, "a")
+        wait_presses(rig, primary_keys, start + 1)
+        wizard = Assign(rig)
+        wait_screen(rig, 2, SCREEN_F1)
+        wizard.wait_output(r"^lab-1 +F1")
+        time.sleep(1)
+        start = int(presses(rig, primary_keys))
+        for keys in (["ret"], ["kp_enter"], ["esc"], ["a"], ["ctrl", "c"], ["ctrl", "d"]):
+            rig.send_key(2, *keys)
+        time.sleep(2)
+        assert int(presses(rig, primary_keys)) == start, "the primary got a desk's keys"
+        assert wizard.proc.running(), wizard.output()
+        assert not re.search(r"cancelled|wrote|no keyboard was bound", wizard.output()), \
+            wizard.output()
+        rig.send_key(2, "f1")
+        wizard.wait_output(r"keyboard \S+ bound to seat lab-1: inputs = path:%s"
+                           % re.escape(rigmod.keyboard_id_path(2)))
+        assert int(presses(rig, primary_keys)) == start, "the primary got the desk's F1"
+        wizard.type("\\033")
+        assert wizard.wait() == 0, wizard.output()
+        assert "cancelled: the seat map is left as it was" in wizard.output()
+        rig.wait_for_colour(2, rigmod.colour(SEAT_COLOURS[0]), timeout=60)
+        time.sleep(1)
+        start = int(presses(rig, primary_keys))
+        rig.send_key(2, "b")
+        wait_presses(rig, primary_keys, start + 1)
+
+
 def test_escape_leaves_the_map_byte_identical(rig):
     text = two_seats()
     with Supervisor(rig, text) as sup:

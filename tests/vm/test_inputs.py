@@ -189,3 +189,76 @@ def test_check_probe_shows_what_each_seat_would_get(rig):
     assert r.status == 1
     assert re.search(r"error: input device QEMU Virtio Keyboard \(%s\) is matched by seats "
                      r"s1 and s2" % event_node(rig, rigmod.keyboard_id_path(2)), r.stderr), r.stderr
+
+
+def sysrq_helps(rig):
+    """How many times the kernel's SysRq handler has printed its help."""
+    return int(rig.run("dmesg | grep -c 'sysrq: HELP' || true").stdout)
+
+
+def test_every_keyboard_reaches_sysrq_and_the_administrator_is_told(rig):
+    """The kernel takes its SysRq keys from every keyboard no process holds,
+    and a seat's X server holds none (Xorg's libinput driver grabs nothing):
+    a running seat's keyboard reaches them as seat0's does. seatd-lease
+    cannot close that; check, status and the daemon's log say so, with the
+    setting to change, and say nothing once it is safe."""
+    # Debian 12's kernel default: reboot, remount read-only and SAK among it.
+    rig.run("echo 438 > /proc/sys/kernel/sysrq")
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_log(r"seat s1: 2 input devices assigned \(1 keyboard, 1 pointer\)")
+        time.sleep(1)
+        # Alt+SysRq+H: a key with no function of its own prints the help.
+        for head in (2, 1):
+            before = sysrq_helps(rig)
+            rig.send_key(head, "alt", "sysrq", "h")
+            rig.wait_until("[ $(dmesg | grep -c 'sysrq: HELP') -gt %d ]" % before, timeout=15)
+        warning = r"kernel\.sysrq = 438 lets any keyboard, every seat's too, reboot or power " \
+                  r"off the machine .*set kernel\.sysrq = 16"
+        assert re.search("^warning: " + warning, rig.run("%s -c %s status" % (BIN, CONFIG))
+                         .stdout, re.M)
+        assert re.search("^warning: " + warning, rig.run("%s check %s" % (BIN, CONFIG))
+                         .stderr, re.M)
+        sup.wait_log(warning)
+        # Set as it says: nothing to say.
+        rig.run("echo 16 > /proc/sys/kernel/sysrq")
+        assert "kernel.sysrq" not in rig.run("%s -c %s status" % (BIN, CONFIG)).stdout
+        assert "kernel.sysrq" not in rig.run("%s check %s" % (BIN, CONFIG)).stderr
+    rig.run("echo 0 > /proc/sys/kernel/sysrq")
+
+
+def test_a_restarting_seats_keyboard_reaches_no_one_until_its_next_x_server(rig,
+                                                                             primary_keys):
+    """Between two X servers of a seat that restarts, its devices stay its
+    own, held by the daemon: keys typed in the back-off reach neither the
+    primary (given back to seat0, they would type into its desktop for the
+    whole back-off) nor the kernel's SysRq; the next X server has them."""
+    rig.run("echo 438 > /proc/sys/kernel/sysrq")
+    s1 = dict(seat("s1", 2, "lab1", SEAT_COLOURS[0]))
+    s1["extra"] += "restart_delay = 20s\n"
+    log = "%s/s1/session.log" % RUNTIME_DIR
+    with Supervisor(rig, seat_map("x11", [s1])) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_log(r"seat s1: 2 input devices assigned \(1 keyboard, 1 pointer\)")
+        time.sleep(1)
+        rig.run("kill -9 %d" % sup.xserver_pid("s1"))
+        sup.wait_state("s1", "back-off")
+        sup.wait_log(r"seat s1: holding its 2 input devices until its next X server")
+        time.sleep(1)
+        keys, helps = int(presses(rig, primary_keys)), sysrq_helps(rig)
+        for key in ("a", "ret", "b"):
+            rig.send_key(2, key)
+        rig.send_key(2, "alt", "sysrq", "h")
+        time.sleep(2)
+        assert int(presses(rig, primary_keys)) == keys, "the primary got a backing-off seat's key"
+        assert sysrq_helps(rig) == helps, "a backing-off seat's keyboard reached SysRq"
+        # The devices stayed the seat's user's the whole time.
+        node = event_node(rig, rigmod.keyboard_id_path(2))
+        assert rig.run("stat -c %%U %s" % node).stdout.strip() == "lab1"
+        sup.wait_state("s1", "running", timeout=60)
+        sup.wait_log(r"seat s1: 2 input devices assigned|seat s1: starting -> running")
+        time.sleep(2)
+        rig.send_key(2, "c")
+        wait_presses(rig, log, 1)
+        assert int(presses(rig, primary_keys)) == keys
+    rig.run("echo 0 > /proc/sys/kernel/sysrq")
