@@ -135,8 +135,43 @@ static bool kill_scope(const char *uid, const char *scope) {
 	return true;
 }
 
-int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *data),
-		void *data) {
+bool logind_session_to_end(const struct logind_session_facts *f, const char *seat, int display,
+		bool (*keep)(const char *seat, void *data), void *data, char *name, size_t len) {
+	if (strcmp(f->service, SESSION_SERVICE) != 0) {
+		return false;
+	}
+	if (f->seat[0] == '\0') {
+		/* Opened before logind had the seat: its display says whose. */
+		char own[16];
+		snprintf(own, sizeof(own), ":%d", display);
+		bool seats = seat != NULL && display >= 0 && strcmp(f->display, own) == 0;
+		snprintf(name, len, "%s", seats ? seat : "?");
+		return seats || (seat == NULL && !f->leader_alive);
+	}
+	const char *id = seat_id_name(f->seat);
+	if (id == NULL || (seat != NULL && strcmp(id, seat) != 0) ||
+			(seat == NULL && keep != NULL && keep(id, data))) {
+		return false;
+	}
+	snprintf(name, len, "%s", id);
+	return true;
+}
+
+/* Whether the process LEADER= of file names is there (a pid since reused
+ * counts as there: the session is then left, the safe side). */
+static bool leader_alive(const char *file) {
+	char leader[32];
+	logind_file_value(file, "LEADER", leader, sizeof(leader));
+	char *end;
+	long pid = strtol(leader, &end, 10);
+	if (leader[0] == '\0' || *end != '\0' || pid <= 0) {
+		return false;
+	}
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+int logind_end_sessions(const char *seat, int display,
+		bool (*keep)(const char *seat, void *data), void *data) {
 	DIR *d = opendir(SESSIONS_DIR);
 	if (d == NULL) {
 		return 0;
@@ -148,14 +183,14 @@ int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *d
 		if (e->d_name[0] == '.' || strchr(e->d_name, '.') != NULL) {
 			continue;
 		}
-		char file[600], service[64], id_seat[128], uid[32], scope[128];
+		char file[600], service[64], id_seat[128], disp[64], uid[32], scope[128], name[64];
 		snprintf(file, sizeof(file), SESSIONS_DIR "/%s", e->d_name);
 		logind_file_value(file, "SERVICE", service, sizeof(service));
 		logind_file_value(file, "SEAT", id_seat, sizeof(id_seat));
-		const char *name = seat_id_name(id_seat);
-		if (strcmp(service, SESSION_SERVICE) != 0 || name == NULL ||
-				(seat != NULL && strcmp(name, seat) != 0) ||
-				(seat == NULL && keep != NULL && keep(name, data))) {
+		logind_file_value(file, "DISPLAY", disp, sizeof(disp));
+		struct logind_session_facts f = {.service = service, .seat = id_seat,
+			.display = disp, .leader_alive = id_seat[0] != '\0' || leader_alive(file)};
+		if (!logind_session_to_end(&f, seat, display, keep, data, name, sizeof(name))) {
 			continue;
 		}
 		logind_file_value(file, "UID", uid, sizeof(uid));
@@ -249,7 +284,7 @@ static size_t change_and_wait(struct udev *udev, char **paths, size_t n, int tim
 }
 
 int logind_clean_stale(bool (*keep)(const char *seat, void *data), void *data, int timeout_ms) {
-	int sessions = logind_end_sessions(NULL, keep, data);
+	int sessions = logind_end_sessions(NULL, -1, keep, data);
 	if (sessions > 0) {
 		log_notice("ended %d logind session%s an earlier run left", sessions,
 				sessions == 1 ? "" : "s");

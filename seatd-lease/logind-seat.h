@@ -46,10 +46,25 @@ size_t logind_connectors(const struct seat_config *seat, char **paths, size_t ma
  * (when given) says false when seat is NULL: every process in the
  * session's scope is killed (cgroup.kill), and logind then closes the
  * session. For a session whose opener could not close it (it was killed).
- * Returns how many sessions it ended. Never blocks on logind.
+ * A session opened while logind had no seat-NAME yet has no seat: it is
+ * seat's when its display is :display (display >= 0), and, when seat is
+ * NULL, anyone's whose opener (its leader) is gone. Returns how many
+ * sessions it ended. Never blocks on logind.
  */
-int logind_end_sessions(const char *seat, bool (*keep)(const char *seat, void *data),
-		void *data);
+int logind_end_sessions(const char *seat, int display,
+		bool (*keep)(const char *seat, void *data), void *data);
+
+/* What logind says of one session (its file in /run/systemd/sessions). */
+struct logind_session_facts {
+	const char *service, *seat, *display; /* "" when not said */
+	bool leader_alive;
+};
+
+/* Whether logind_end_sessions(seat, display, keep, data) ends the session
+ * f, and then the name of the seat it was ours for in name (len bytes;
+ * "?" for a seatless one with no display of seat's). Pure but for keep. */
+bool logind_session_to_end(const struct logind_session_facts *f, const char *seat, int display,
+		bool (*keep)(const char *seat, void *data), void *data, char *name, size_t len);
 
 /*
  * At start-up, for the seats an earlier run left (not running now, nor
