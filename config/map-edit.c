@@ -205,7 +205,9 @@ static char *apply_plan(const char *text, const struct line *lines, size_t n,
 
 char *map_edit_inputs(const char *text, size_t len, const struct map_edit *edits, size_t n,
 		size_t *out_len, char *err, size_t errlen) {
-	char *cur = xstrndup(text, len);
+	/* len bytes, a NUL among them too (strndup would stop there). */
+	char *cur = xcalloc(len + 1, 1);
+	memcpy(cur, text, len);
 	size_t cur_len = len;
 	for (size_t e = 0; e < n; e++) {
 		if (strcmp(edits[e].seat, "*") == 0) {
