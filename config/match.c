@@ -224,7 +224,9 @@ char *input_match_format(const struct input_match *match) {
 	for (const char *c = p; *c != '\0'; c++) {
 		quote |= *c == ' ' || *c == '\t' || *c == '"' || *c == '\'' || *c == '\\' ||
 			*c == '#' || *c == ';';
-		extra += *c == '"' || *c == '\\';
+		/* In a value, '#' and ';' after a blank start a comment, quoted or
+		 * not: a backslash keeps them (seats.ini(5)). */
+		extra += *c == '"' || *c == '\\' || *c == '#' || *c == ';';
 	}
 	size_t len = strlen(match_kind_prefix(match->kind)) + 1 + strlen(p) + extra + 3;
 	char *out = xrealloc(NULL, len);
@@ -233,7 +235,7 @@ char *input_match_format(const struct input_match *match) {
 		*o++ = '"';
 	}
 	for (const char *c = p; *c != '\0'; c++) {
-		if (quote && (*c == '"' || *c == '\\')) {
+		if (quote && (*c == '"' || *c == '\\' || *c == '#' || *c == ';')) {
 			*o++ = '\\';
 		}
 		*o++ = *c;
