@@ -443,7 +443,8 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 	}
 	char *body = reply != NULL ? strchr(reply, '\n') : NULL;
 	int status;
-	if (body == NULL || sscanf(reply, "%d", &status) != 1) {
+	/* The status is what this process exits with: 256 would be 0. */
+	if (body == NULL || sscanf(reply, "%d", &status) != 1 || status < 0 || status > 255) {
 		fprintf(stderr, "seatd-lease %s: the daemon closed the connection without an "
 				"answer\n", argv[0]);
 		free(reply);
