@@ -56,23 +56,30 @@ static void exe_trim_deleted(char *exe) {
 	}
 }
 
-static bool proc_facts(int procfd, struct proc_facts *f) {
-	char buf[2048];
-	if (!read_proc_file(procfd, "stat", buf, sizeof(buf))) {
-		return false;
-	}
+bool pids_parse_stat(const char *stat, pid_t *pgrp, unsigned long long *start) {
 	/* The command name may hold spaces and parentheses: count from the last ')'. */
-	char *p = strrchr(buf, ')');
-	int pgrp = 0;
-	if (p == NULL || sscanf(p + 1, " %*c %*d %d", &pgrp) != 1) {
+	const char *p = strrchr(stat, ')');
+	int group = 0;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %d", &group) != 1) {
 		return false;
 	}
 	p++; /* the space before field 3 */
 	for (int field = 3; field < 22 && p != NULL; field++) {
 		p = strchr(p + 1, ' ');
 	}
-	f->start = p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-	f->pgrp = (pid_t)pgrp;
+	*start = p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+	*pgrp = (pid_t)group;
+	return true;
+}
+
+static bool proc_facts(int procfd, struct proc_facts *f) {
+	char buf[2048];
+	if (!read_proc_file(procfd, "stat", buf, sizeof(buf))) {
+		return false;
+	}
+	if (!pids_parse_stat(buf, &f->pgrp, &f->start)) {
+		return false;
+	}
 	if (!read_proc_file(procfd, "status", buf, sizeof(buf))) {
 		return false;
 	}
@@ -144,17 +151,9 @@ static bool alive(int pidfd) {
 	return poll(&pfd, 1, 0) == 0;
 }
 
-struct record {
-	char what[16];
-	pid_t pid;
-	unsigned long long start;
-	uid_t uid;
-	char exe[PATH_MAX];
-};
-
 /* Whether rec is a session's PAM opener (session-pam.h), the one root line
  * a record may have. */
-static bool pam_opener(const struct record *rec) {
+static bool pam_opener(const struct pids_line *rec) {
 	const char *base = strrchr(rec->exe, '/');
 	return strcmp(rec->what, "session") == 0 && base != NULL &&
 		strcmp(base + 1, SESSION_PAM_HELPER) == 0;
@@ -166,7 +165,7 @@ static bool pam_opener(const struct record *rec) {
  * and start time name one process since boot on their own. But a root
  * line is only ever a session's PAM opener, whose executable must be the
  * one recorded. */
-static int prove(const struct record *rec, bool *leader) {
+static int prove(const struct pids_line *rec, bool *leader) {
 	if (rec->pid <= 1 || (rec->uid == 0 && !pam_opener(rec)) || rec->start == 0 ||
 			rec->exe[0] != '/') {
 		return -1;
@@ -202,7 +201,7 @@ static void signal_proven(int pidfd, pid_t pid, bool leader, int signo) {
 	syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0);
 }
 
-static bool stop_stale(const char *seat, const struct record *rec) {
+static bool stop_stale(const char *seat, const struct pids_line *rec) {
 	bool leader = false;
 	int pidfd = prove(rec, &leader);
 	if (pidfd < 0) {
@@ -244,11 +243,10 @@ static bool read_record(int seatfd, const char *seat, char *text, size_t len) {
 	return true;
 }
 
-/* A process line of the record ("xserver ..." or "session ..."). */
-static bool parse_line(const char *line, struct record *rec) {
+bool pids_parse_line(const char *line, struct pids_line *rec) {
 	int pid, off = 0;
 	unsigned uid;
-	*rec = (struct record){0};
+	*rec = (struct pids_line){0};
 	if (sscanf(line, "%15s %d %llu %u %n", rec->what, &pid, &rec->start, &uid, &off) != 4 ||
 			off == 0 || strlen(line + off) >= sizeof(rec->exe) ||
 			(strcmp(rec->what, "xserver") != 0 && strcmp(rec->what, "session") != 0)) {
@@ -270,8 +268,8 @@ int pids_stop_stale(int seatfd, const char *seat) {
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line != NULL;
 			line = strtok_r(NULL, "\n", &save)) {
-		struct record rec;
-		if (parse_line(line, &rec)) {
+		struct pids_line rec;
+		if (pids_parse_line(line, &rec)) {
 			stopped += stop_stale(seat, &rec);
 		}
 	}
@@ -290,8 +288,8 @@ int pids_adopt(int seatfd, const char *seat, uid_t uid, struct pids_proven *out,
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line != NULL;
 			line = strtok_r(NULL, "\n", &save)) {
-		struct record rec;
-		if (!parse_line(line, &rec)) {
+		struct pids_line rec;
+		if (!pids_parse_line(line, &rec)) {
 			int n = snprintf(out->extra + extra, sizeof(out->extra) - extra, "%s\n", line);
 			extra += n > 0 && (size_t)n < sizeof(out->extra) - extra ? (size_t)n : 0;
 			continue;

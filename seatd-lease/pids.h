@@ -1,6 +1,8 @@
 #ifndef SEATD_LEASE_PIDS_H
 #define SEATD_LEASE_PIDS_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /*
@@ -47,6 +49,24 @@ struct pids_proven {
  * same), with nothing open. */
 int pids_adopt(int seatfd, const char *seat, uid_t uid, struct pids_proven *out, char *why,
 		size_t len);
+/* One process line of a record, without its newline: "xserver" or "session",
+ * pid, start time, uid, and the executable (the rest of the line, less a
+ * " (deleted)" at its end). false if line is not one. Pure. */
+struct pids_line {
+	char what[16];
+	pid_t pid;
+	unsigned long long start;
+	uid_t uid;
+	char exe[PATH_MAX];
+};
+bool pids_parse_line(const char *line, struct pids_line *rec);
+
+/* The process group (field 5) and start time (field 22: clock ticks since
+ * boot) of the text of /proc/PID/stat, whose command name (field 2, in
+ * parentheses) may hold anything, ')' and blanks too. false if it has no
+ * process group; *start is 0 when the text ends before field 22. Pure. */
+bool pids_parse_stat(const char *stat, pid_t *pgrp, unsigned long long *start);
+
 /* Closes the pidfds pids_adopt left open (those not taken: set them to -1). */
 void pids_proven_close(struct pids_proven *p);
 
