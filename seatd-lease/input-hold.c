@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include "input-hold.h"
-#include "input.h"
-#include "values.h"
 #include "xalloc.h"
 
 struct input_hold {
@@ -31,9 +29,8 @@ static int hold_one(const char *node) {
 	return fd;
 }
 
-struct input_hold *input_hold_take(const char *seat) {
+struct input_hold *input_hold_take(char *const *nodes) {
 	struct input_hold *hold = xcalloc(1, sizeof(*hold));
-	char **nodes = input_seat_nodes(seat);
 	size_t n = 0;
 	while (nodes[n] != NULL) {
 		n++;
@@ -45,7 +42,6 @@ struct input_hold *input_hold_take(const char *seat) {
 			hold->fds[hold->n++] = fd;
 		}
 	}
-	strv_free(nodes);
 	return hold;
 }
 

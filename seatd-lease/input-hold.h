@@ -11,10 +11,10 @@
 
 struct input_hold;
 
-/* Opens and grabs every event node udev has on seat-NAME now (nodes a
- * process holds already are left: the seat's X server is still there).
- * Returns the hold, never NULL (it may hold nothing: no udev, no nodes). */
-struct input_hold *input_hold_take(const char *seat);
+/* Opens and grabs every event node of nodes (NULL-terminated: the seat's,
+ * input_seat_nodes()); a node another process has grabbed is left.
+ * Returns the hold, never NULL (it may hold nothing). */
+struct input_hold *input_hold_take(char *const *nodes);
 
 /* How many devices hold has. */
 int input_hold_count(const struct input_hold *hold);

@@ -141,8 +141,8 @@ static void hold_inputs(struct runner *r) {
 	}
 	char **nodes = input_seat_nodes(name);
 	revoke_input_holders(name, nodes);
+	r->held = input_hold_take(nodes);
 	strv_free(nodes);
-	r->held = input_hold_take(name);
 	log_info("seat %s: holding its %d input device%s until its next X server", name,
 			input_hold_count(r->held), input_hold_count(r->held) == 1 ? "" : "s");
 }
