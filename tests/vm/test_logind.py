@@ -15,13 +15,13 @@ import pytest
 
 import reuse
 import rig as rigmod
+import seatd
 from seatd import (BIN, CONFIG, PRIMARY, SEAT_COLOURS, Supervisor, assert_head,
                    install_guest_debs, seat_map, setup_users, status_json)
 
 GUEST_PACKAGES = "udisks2 acl"
 # First of the modules on the shared systemd guest (reuse.systemd_guest).
 SYSTEMD_GUEST = 1
-PAM_FILE = os.path.join(os.path.dirname(__file__), "..", "..", "pam", "seatd-lease")
 RULES_DIR = "/run/udev/rules.d"
 
 
@@ -39,8 +39,11 @@ S1 = dict(name="s1", outputs="Virtual-2", user="lab1", session=STUBBORN,
           extra="inputs = path:%s path:%s\ndevices = %s\n" % (
               rigmod.keyboard_id_path(2), rigmod.pointer_id_path(2), port_devices(1)))
 # No input device at all: still a graphical logind seat.
+# power = local: its sessions keep logind's power actions.
 S2 = dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1],
-          extra="devices = %s\n" % port_devices(2))
+          extra="devices = %s\npower = local\n" % port_devices(2))
+# The polkit rule seatd-lease installs (meson: /usr/share/polkit-1/rules.d).
+POLKIT_RULE = os.path.join(rigmod.build_dir(), "polkit", "40-seatd-lease.rules")
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +55,18 @@ def rig(request):
         install_guest_debs(r, GUEST_PACKAGES, "udisks2")
         setup_users(r, ["lab1", "lab2"])
         r.run("xsetroot -solid '%s'" % PRIMARY, env=r.x_env())
-        with open(PAM_FILE, "rb") as f:
+        with open(seatd.PAM_FILE, "rb") as f:
             r.write_file("/etc/pam.d/seatd-lease", f.read())
-        r.run("systemctl start dbus.service systemd-logind.service", timeout=90)
+        # As a package installs it: a new file renamed into place (polkitd,
+        # if running, reloads on every change, and read a half-written file
+        # once on the rig: "Error loading script"), then polkit restarted,
+        # so that it has the whole rule whatever it saw.
+        rules = "/usr/share/polkit-1/rules.d/40-seatd-lease.rules"
+        with open(POLKIT_RULE, "rb") as f:
+            r.write_file(rules + ".new", f.read())
+        r.run("mv %s.new %s && systemctl try-restart polkit.service" % (rules, rules),
+              timeout=90)
+        r.run("systemctl start dbus.service systemd-logind.service polkit.service", timeout=90)
         # udisks mounts under /media/USER: the host's, read-only in the guest.
         r.run("mountpoint -q /media || mount -t tmpfs -o mode=0755 tmpfs /media")
         r.add_log("/run/rig/*.log")
@@ -208,6 +220,86 @@ def test_a_sound_card_on_a_seats_port_is_its_user_alone(rig, sup):
     for node in nodes:
         wait_for(lambda: acl_users(rig, node) == ["lab2"],
                  lambda: "%s: ACL for %s, not lab2 alone" % (node, acl_users(rig, node)))
+
+
+def login1(rig, session, user, call):
+    """logind's Manager.CALL asked from inside session, as user."""
+    return in_session(rig, session, user, "busctl call org.freedesktop.login1 "
+                      "/org/freedesktop/login1 org.freedesktop.login1.Manager " + call,
+                      check=False)
+
+
+def can(rig, session, user, method, tries=4):
+    """logind's answer to Manager.METHOD (CanPowerOff, ...) from inside
+    session: asked again while logind has none (under TCG, polkit just
+    (re)started can take longer than the D-Bus call's time-out)."""
+    for _ in range(tries):
+        r = login1(rig, session, user, method)
+        if r.status == 0:
+            return r.stdout
+        time.sleep(5)
+    raise AssertionError("%s: no answer: %s" % (method, r.stderr))
+
+
+def test_a_seats_session_needs_an_administrator_for_the_machines_power(rig, sup):
+    """An active local session on a seat of ours may not power off, reboot or
+    suspend the machine (every other seat with it) without an administrator,
+    unless its seat says power = local; nor, whatever power says, keep the
+    machine from shutting down."""
+    s1, s2 = seat_session(rig, "s1"), seat_session(rig, "s2")
+    polkit = rig.run("journalctl -b --no-pager -o cat -u polkit.service").stdout
+    assert "Error loading script" not in polkit.split("Started polkitd")[-1], polkit
+    for method in ("CanPowerOff", "CanReboot", "CanHalt"):
+        assert can(rig, s1, "lab1", method) == 's "challenge"\n', method
+    # power = local: what logind's policy gives any active local session.
+    for method in ("CanPowerOff", "CanReboot"):
+        assert can(rig, s2, "lab2", method) == 's "yes"\n', method
+    # The daemon's mark is what the rule reads, and only s2 has it.
+    marks = rig.run("ls %s/s1 %s/s2" % (seatd.RUNTIME_DIR, seatd.RUNTIME_DIR)).stdout
+    assert marks.count("power-local") == 1, marks
+    for session, user in ((s1, "lab1"), (s2, "lab2")):
+        for what in ("shutdown", "sleep", "handle-power-key"):
+            r = login1(rig, session, user, "Inhibit ssss %s lab test block" % what)
+            assert r.status != 0 and "authenticat" in r.stderr.lower(), (what, r.stdout, r.stderr)
+        # Processes that outlive the session: lingering, which logind's
+        # policy lets an active session turn on for its own user. (The
+        # reboot settings are refused by logind itself on the rig, before
+        # polkit: no EFI, and it takes the guest for a container.)
+        uid = rig.run("id -u %s" % user).stdout.strip()
+        r = login1(rig, session, user, "SetUserLinger ubb %s true false" % uid)
+        assert r.status != 0 and "authenticat" in r.stderr.lower(), (r.stdout, r.stderr)
+        assert show(rig, "user", user, "Linger") == "no"
+
+
+def keyboard_node(rig, head):
+    """The event node of head's keyboard."""
+    return rig.run("for d in /sys/class/input/event*; do udevadm info -q property -p $d | "
+                   "grep -qx 'ID_PATH=%s' && echo /dev/input/${d##*/}; done; true"
+                   % rigmod.keyboard_id_path(head)).stdout.split()[0]
+
+
+def current_tags(rig, node):
+    out = rig.run("udevadm info -q property -n %s" % node).stdout
+    m = re.search(r"^CURRENT_TAGS=(.*)$", out, re.M)
+    return m.group(1).strip(":").split(":") if m else []
+
+
+def test_a_seats_power_key_is_not_the_machines(rig, sup):
+    """logind powers the machine off on the power key of any power-switch
+    device, whatever its seat: a seat's keyboard is none."""
+    seat_session(rig, "s1")
+    seat_kbd, primary_kbd = keyboard_node(rig, 2), keyboard_node(rig, 1)
+    assert "seat" in current_tags(rig, seat_kbd)
+    assert "power-switch" not in current_tags(rig, seat_kbd), current_tags(rig, seat_kbd)
+    # The primary's keyboard (seat0's) keeps it: the premise of the press below.
+    assert "power-switch" in current_tags(rig, primary_kbd)
+    journal = "journalctl -b --no-pager -o cat -u systemd-logind.service"
+    before = rig.run(journal).stdout.count("Power key pressed")
+    rig.send_key(2, "power")
+    time.sleep(3)
+    # Still up, and logind heard nothing.
+    assert rig.run(journal).stdout.count("Power key pressed") == before
+    assert show(rig, "seat", "seat-s1", "ActiveSession") != ""
 
 
 def test_no_stale_seat_session_or_acl_after_a_stop_and_a_kill(rig, sup):
