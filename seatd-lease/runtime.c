@@ -370,6 +370,44 @@ int runtime_clean_stale(const char *runtime_dir, const char *seat) {
 	return runtime_clean_stale_except(runtime_dir, only_seat, (void *)seat);
 }
 
+/*
+ * The emptied seat directory, removed from the init process's mount
+ * namespace. A daemon that systemd started again got a namespace copied
+ * from the host's while the seat's file system was mounted, and there the
+ * directory stays a mount point after every unmount (EBUSY) although no
+ * mount is left on the path; in the host's it is none, and its removal
+ * takes whatever other namespaces still had on it. The name is checked
+ * again there: still our seat directory, and empty (rmdir).
+ */
+static bool remove_in_host(const char *runtime_dir, const char *seat) {
+	struct mountns_saved ns;
+	if (mountns_enter_host(&ns) != 0) {
+		return false;
+	}
+	int rundir = open(runtime_dir, DIR_FLAGS);
+	bool done = rundir >= 0 && unlinkat(rundir, seat, AT_REMOVEDIR) == 0;
+	int e = errno;
+	if (rundir >= 0) {
+		close(rundir);
+	}
+	mountns_leave(&ns);
+	errno = e;
+	return done;
+}
+
+/* The seat's file system unmounted from runtime_dir/seat, then the
+ * directory below removed: in the init process's mount namespace where ours
+ * keeps it busy (remove_in_host), or the next start could not make it
+ * anew. Logged when some of it stays. */
+static void unmount_and_remove(int rundir, const char *runtime_dir, const char *seat) {
+	seat_fs_unmount(rundir, runtime_dir, seat);
+	if (!runtime_remove_entry(rundir, seat) &&
+			(errno != EBUSY || !remove_in_host(runtime_dir, seat))) {
+		log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
+				strerror(errno));
+	}
+}
+
 int runtime_clean_stale_except(const char *runtime_dir,
 		bool (*keep)(const char *seat, void *data), void *data) {
 	int rundir = open(runtime_dir, DIR_FLAGS);
@@ -400,37 +438,11 @@ int runtime_clean_stale_except(const char *runtime_dir,
 		}
 		stopped += pids_stop_stale(fd, e->d_name);
 		close(fd);
-		seat_fs_unmount(rundir, runtime_dir, e->d_name);
-		runtime_remove_entry(rundir, e->d_name);
+		unmount_and_remove(rundir, runtime_dir, e->d_name);
 	}
 	closedir(d);
 	close(rundir);
 	return stopped;
-}
-
-/*
- * The emptied seat directory, removed from the init process's mount
- * namespace. A daemon that systemd started again got a namespace copied
- * from the host's while the seat's file system was mounted, and there the
- * directory stays a mount point after every unmount (EBUSY) although no
- * mount is left on the path; in the host's it is none, and its removal
- * takes whatever other namespaces still had on it. The name is checked
- * again there: still our seat directory, and empty (rmdir).
- */
-static bool remove_in_host(const char *runtime_dir, const char *seat) {
-	struct mountns_saved ns;
-	if (mountns_enter_host(&ns) != 0) {
-		return false;
-	}
-	int rundir = open(runtime_dir, DIR_FLAGS);
-	bool done = rundir >= 0 && unlinkat(rundir, seat, AT_REMOVEDIR) == 0;
-	int e = errno;
-	if (rundir >= 0) {
-		close(rundir);
-	}
-	mountns_leave(&ns);
-	errno = e;
-	return done;
 }
 
 void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
@@ -444,13 +456,7 @@ void runtime_remove_seat_dir(const char *runtime_dir, const char *seat) {
 		close(fd);
 	}
 	if (ours) {
-		/* The seat's file system first: what is left is the directory below. */
-		seat_fs_unmount(rundir, runtime_dir, seat);
-		if (!runtime_remove_entry(rundir, seat) &&
-				(errno != EBUSY || !remove_in_host(runtime_dir, seat))) {
-			log_warning("seat %s: cannot remove all of %s/%s: %s", seat, runtime_dir, seat,
-					strerror(errno));
-		}
+		unmount_and_remove(rundir, runtime_dir, seat);
 	}
 	close(rundir);
 }

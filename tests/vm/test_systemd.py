@@ -251,6 +251,24 @@ def test_restart_kill_and_upgrade_keep_every_seat(rig):
               (len(sampler.shares(2, PRIMARY)), sampler.gaps(2)))
         assert rig.run("readlink /proc/%s/exe" % prop(rig, "seatd-lease", "MainPID")).stdout \
             == UPGRADE_DIR + "/seatd-lease\n"
+        # A seat whose settings changed meanwhile is not adopted but started
+        # afresh, its directory made anew. This daemon's mount namespace was
+        # copied while that seat's file system was mounted: there the
+        # directory stays busy after the unmount, and only its removal from
+        # the host's lets the seat start again.
+        config = rig.run("cat %s" % CONFIG).stdout
+        assert "[seat:s2]\n" in config, config
+        rig.write_file(CONFIG, config.replace("[seat:s2]\n", "[seat:s2]\nxserver_args = -dpi 96\n")
+                       .encode())
+        rig.run("systemctl restart seatd-lease.service", timeout=90)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$", timeout=90)
+        log = journal()
+        assert "seat s2: not adopted from an earlier run: its settings changed since it was " \
+               "started; starting it afresh" in log, log
+        assert "cannot create" not in log and "is not a seat directory" not in log, log
+        assert xserver_pid(rig, "s1") == pids[0] and xserver_pid(rig, "s2") != pids[1]
+        assert_head(rig, 3, SEAT_COLOURS[1])
+        rig.write_file(CONFIG, config.encode())
     finally:
         rig.run("systemctl stop seatd-lease.service", timeout=60)
         rig.write_file("/etc/systemd/system/seatd-lease.service", unit.encode())
