@@ -63,8 +63,21 @@ static int read_terminal(int fd, enum end *end) {
 	return 0;
 }
 
+/* How far the wizard got: the keyboards and pointers bound so far. */
+static size_t bound(const struct assign_wizard *w) {
+	size_t n = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		n += (w->seats[i].keyboard != NULL) + (w->seats[i].pointer != NULL);
+	}
+	return n;
+}
+
+/* Ends after timeout_s seconds without a new binding: a wizard holding the
+ * keyboard it was started from (its Enter was up before assign could see
+ * it) gives it back by itself. */
 static enum end listen(struct assign_wizard *w, int sfd, int timeout_s) {
-	uint64_t deadline = timeout_s > 0 ? poller_now_ms() + (uint64_t)timeout_s * 1000 : 0;
+	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_s * 1000;
+	size_t progress = 0;
 	bool terminal = true;
 	enum end end = (enum end)-1;
 	while ((int)end < 0) {
@@ -77,11 +90,16 @@ static enum end listen(struct assign_wizard *w, int sfd, int timeout_s) {
 			return END_DONE;
 		}
 		uint64_t now = poller_now_ms();
-		if (deadline != 0 && now >= deadline) {
-			fprintf(w->out, "no end after %d s: the seat map is left as it was\n", timeout_s);
+		if (bound(w) > progress) {
+			progress = bound(w);
+			deadline = now + (uint64_t)timeout_s * 1000;
+		}
+		if (now >= deadline) {
+			fprintf(w->out, "nothing bound for %d s (--timeout): the seat map is left as it "
+					"was\n", timeout_s);
 			return END_CANCEL;
 		}
-		int wait = deadline != 0 && deadline - now < TICK_MS ? (int)(deadline - now) : TICK_MS;
+		int wait = deadline - now < TICK_MS ? (int)(deadline - now) : TICK_MS;
 		struct pollfd fds[MAX_FDS];
 		fds[0] = (struct pollfd){.fd = terminal ? 0 : -1, .events = POLLIN};
 		fds[1] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -198,7 +216,9 @@ static int run_wizard(struct assign_wizard *w, const char *path, int timeout_s) 
 	}
 	int sfd = signal_fd();
 	fprintf(w->out, "press F<n> on each seat's keyboard (its screen says which); Enter "
-			"writes what is bound, Escape leaves the seat map as it is\n");
+			"writes what is bound, Escape leaves the seat map as it is\n"
+			"the keyboards and mice being assigned type nowhere else until it ends; "
+			"with nothing bound for %d s it ends by itself\n", timeout_s);
 	w->changed = true;
 	enum end end = listen(w, sfd, timeout_s);
 	if (raw) {

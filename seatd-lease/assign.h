@@ -17,8 +17,11 @@
 struct assign_options {
 	bool all;           /* every seat, not only those without inputs */
 	bool allow_primary; /* the keyboard that typed the command may be taken */
-	int timeout_s;      /* 0: none */
+	int timeout_s;      /* seconds without a new binding before it ends */
 };
+
+/* --timeout's default: a wizard left holding keyboards ends by itself. */
+#define ASSIGN_TIMEOUT_S 600
 
 /* A seat being assigned. */
 struct assign_seat {

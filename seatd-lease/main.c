@@ -152,7 +152,7 @@ static int run_identify(int nargs, char **args) {
 }
 
 static int run_assign(const char *config, bool config_given, int nargs, char **args) {
-	struct assign_options o = {0};
+	struct assign_options o = {.timeout_s = ASSIGN_TIMEOUT_S};
 	const char *map = NULL;
 	for (int i = 0; i < nargs; i++) {
 		if (strcmp(args[i], "--all") == 0) {

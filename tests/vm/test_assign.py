@@ -320,3 +320,32 @@ def test_the_keyboard_that_typed_the_command_is_not_taken(rig):
                            % re.escape(rigmod.keyboard_id_path(2)))
         wizard.type("\\033")
         assert wizard.wait() == 0, wizard.output()
+
+
+def test_the_wizard_ends_when_nothing_is_bound_for_its_timeout(rig):
+    # --timeout counts from the last binding: a wizard that holds the
+    # keyboard it was started from gives it back by itself, and a lab that
+    # takes longer than the timeout to walk is not cut short.
+    with Supervisor(rig, two_seats()) as sup:
+        sup.wait_state("lab-2", "running")
+        rig.run("rm -f %s.bak" % CONFIG)
+        sha = rig.run("sha256sum %s" % CONFIG).stdout
+        wizard = Assign(rig, "--timeout 30")
+        wait_screen(rig, 3, SCREEN_F2)
+        wizard.wait_output(r"^lab-2 +F2")
+        seen = time.monotonic()
+        assert "with nothing bound for 30 s it ends by itself" in wizard.output()
+        time.sleep(15)
+        wizard.press_until(lambda: rig.send_key(3, "f2"), r"bound to seat lab-2")
+        bound_at = time.monotonic()
+        assert bound_at < seen + 27, "the binding came too late to tell: %.1f s" % (
+            bound_at - seen)
+        # Past the first 30 s, it still runs.
+        time.sleep(max(0.0, seen + 36 - time.monotonic()))
+        assert wizard.proc.running(), wizard.output()
+        assert wizard.wait(timeout=60) == 0, wizard.output()
+        assert time.monotonic() - bound_at >= 27
+        assert "nothing bound for 30 s (--timeout): the seat map is left as it was" \
+            in wizard.output()
+        assert rig.run("sha256sum %s" % CONFIG).stdout == sha
+        rig.wait_for_colour(3, rigmod.colour(SEAT_COLOURS[1]), timeout=60)
