@@ -10,7 +10,7 @@
  * Seat number i of the map (from 1, in file order) is bound with key F<i>;
  * so at most ASSIGN_MAX_SEATS seats can be assigned.
  *
- * The screen runs as `ASSIGN_SCREEN_HELPER SEAT OUTPUTS FKEY STATEFILE`
+ * The screen runs as `HELPER_ASSIGN_SCREEN SEAT OUTPUTS FKEY STATEFILE`
  * (OUTPUTS joined with ','; FKEY e.g. "F2"), and shows what STATEFILE,
  * runtime_dir/SEAT/ASSIGN_STATE_FILE, says: the wizard writes it (root's,
  * 0644, replaced whole), the screen reads it again every quarter second.
@@ -25,7 +25,6 @@
  *                      mouse on its USB device or hub clicked for it
  */
 
-#define ASSIGN_SCREEN_HELPER "seatd-lease-assign-screen"
 #define ASSIGN_STATE_FILE "assign-state"
 #define ASSIGN_MAX_SEATS 12
 

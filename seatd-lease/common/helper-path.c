@@ -5,15 +5,16 @@
 
 #include "helper-path.h"
 
-void helper_path(const char *name, const char *installed, char *out, size_t len) {
+bool helper_path(const char *name, char *out, size_t len) {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
 		self[n] = '\0';
 		snprintf(out, len, "%s/%s", dirname(self), name);
 		if (access(out, X_OK) == 0) {
-			return;
+			return true;
 		}
 	}
-	snprintf(out, len, "%s", installed);
+	snprintf(out, len, "%s/%s", SEATD_LEASE_LIBEXECDIR, name);
+	return access(out, X_OK) == 0;
 }

@@ -59,8 +59,7 @@ int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out) {
 		return status;
 	}
 	char screen[PATH_MAX];
-	helper_path(ASSIGN_SCREEN_HELPER, HELPER_INSTALLED(ASSIGN_SCREEN_HELPER), screen,
-			sizeof(screen));
+	helper_path(HELPER_ASSIGN_SCREEN, screen, sizeof(screen));
 	if (fleet->assign == NULL) {
 		fleet->assign = xcalloc(1, sizeof(*fleet->assign));
 	}

@@ -11,10 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper-path.h"
 #include "log.h"
 #include "pids.h"
 #include "runtime.h"
-#include "session-pam.h"
 #include "trusted.h"
 
 /* How long a stale process gets between SIGTERM and SIGKILL. */
@@ -156,7 +156,7 @@ static bool alive(int pidfd) {
 static bool pam_opener(const struct pids_line *rec) {
 	const char *base = strrchr(rec->exe, '/');
 	return strcmp(rec->what, "session") == 0 && base != NULL &&
-		strcmp(base + 1, SESSION_PAM_HELPER) == 0;
+		strcmp(base + 1, HELPER_SESSION) == 0;
 }
 
 /* A pidfd on the process the record names, once proven to be that one

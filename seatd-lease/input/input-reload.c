@@ -36,7 +36,7 @@ struct reloader {
 static struct reloader *reloaders;
 
 /* Between fork and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn)) child(char *const *argv) {
+static void __attribute__((noreturn)) exec_program(char *const *argv) {
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -103,7 +103,7 @@ static int run(struct reloader *rl, char *err, size_t errlen) {
 		return -1;
 	}
 	if (pid == 0) {
-		child(rl->argv);
+		exec_program(rl->argv);
 	}
 	/* At once: until we reap it, even a child that has ended keeps its pid. */
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);

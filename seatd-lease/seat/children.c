@@ -26,13 +26,13 @@
 
 static void child_exited(int fd, uint32_t events, void *data);
 
-static const char *child_program(const struct runner *r, const struct child *c) {
+static const char *child_program(const struct runner *r, const struct seat_process *c) {
 	return c == &r->xserver ? r->map->xserver : r->seat.config->session[0];
 }
 
 /* Whether c failed before its exec, as far as its pipe says (-1: unknown
  * yet); once known, the pipe goes. */
-static int settle_exec(struct runner *r, struct child *c) {
+static int settle_exec(struct runner *r, struct seat_process *c) {
 	int failed = spawn_failure(c->error_fd, child_program(r, c), c->why, sizeof(c->why));
 	if (failed >= 0) {
 		c->failed = failed > 0;
@@ -46,14 +46,14 @@ static int settle_exec(struct runner *r, struct child *c) {
 
 static void exec_seen(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
-	struct child *c = fd == r->xserver.error_fd ? &r->xserver : &r->session;
+	struct seat_process *c = fd == r->xserver.error_fd ? &r->xserver : &r->session;
 	if (settle_exec(r, c) == 0) {
 		runner_record(r);
 	}
 }
 
-static void watch_child(struct runner *r, struct child *c, pid_t pid, int pidfd, int error_fd) {
-	*c = (struct child){.pid = pid, .pidfd = pidfd, .error_fd = error_fd};
+static void watch_child(struct runner *r, struct seat_process *c, pid_t pid, int pidfd, int error_fd) {
+	*c = (struct seat_process){.pid = pid, .pidfd = pidfd, .error_fd = error_fd};
 	c->source = poller_add_fd(r->env->poller, pidfd, EPOLLIN, child_exited, r);
 	c->exec_source = poller_add_fd(r->env->poller, error_fd, EPOLLIN, exec_seen, r);
 }
@@ -198,10 +198,10 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 
 void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,
 		int session_pidfd) {
-	r->xserver = (struct child){.pid = xserver, .pidfd = xserver_pidfd, .error_fd = -1,
+	r->xserver = (struct seat_process){.pid = xserver, .pidfd = xserver_pidfd, .error_fd = -1,
 		.adopted = true};
 	r->xserver.source = poller_add_fd(r->env->poller, xserver_pidfd, EPOLLIN, child_exited, r);
-	r->session = (struct child){.pid = session, .pidfd = session_pidfd, .error_fd = -1,
+	r->session = (struct seat_process){.pid = session, .pidfd = session_pidfd, .error_fd = -1,
 		.adopted = true};
 	if (session_pidfd >= 0) {
 		r->session.source = poller_add_fd(r->env->poller, session_pidfd, EPOLLIN,
@@ -212,7 +212,7 @@ void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, p
 static void child_exited(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
 	uint64_t seen = runner_now_us(CLOCK_MONOTONIC), seen_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
-	struct child *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
+	struct seat_process *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
 	struct spawn_exit ended;
 	if (spawn_reap(c->pid, fd, &ended) == 0) {
 		return;
@@ -247,7 +247,7 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	snprintf(why, sizeof(why), "%s", c->why);
 	poller_remove(c->source);
 	close(c->pidfd);
-	*c = (struct child){.pid = 0, .pidfd = -1, .error_fd = -1};
+	*c = (struct seat_process){.pid = 0, .pidfd = -1, .error_fd = -1};
 	if (which == SEAT_CHILD_XSERVER) {
 		runner_stop_watching_ready(r);
 	}

@@ -114,7 +114,7 @@ static void record_extra(struct runner *r, char *buf, size_t len) {
 }
 
 void runner_record(struct runner *r) {
-	const struct child *x = &r->xserver, *s = &r->session;
+	const struct seat_process *x = &r->xserver, *s = &r->session;
 	char extra[2048];
 	record_extra(r, extra, sizeof(extra));
 	pids_write(r->paths.dir, x->error_fd < 0 ? x->pid : 0,

@@ -38,7 +38,7 @@ struct runner_env {
 };
 
 /* A child process of a seat, watched through its pidfd. */
-struct child {
+struct seat_process {
 	pid_t pid;
 	int pidfd;
 	/* Until the child's exec is seen: the pipe that tells whether it got
@@ -77,7 +77,7 @@ struct runner {
 	 * the daemon alone (input-hold.h). */
 	struct input_hold *held;
 	struct seat_paths paths;
-	struct child xserver, session;
+	struct seat_process xserver, session;
 	/* When a child's exit was seen (µs of wall clock and of our own CPU), to
 	 * report how long reclaiming its lease took; 0 when none is pending. */
 	uint64_t exit_seen_us, exit_seen_cpu_us;

@@ -1,34 +1,18 @@
-#include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "helper-path.h"
 #include "log.h"
 #include "session-helper.h"
-#include "session-pam.h"
 #include "xalloc.h"
-
-/* Where the helper is, into buf; false if nowhere. */
-static bool find_helper(char *buf, size_t len) {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		snprintf(buf, len, "%s/" SESSION_PAM_HELPER, dirname(self));
-		if (access(buf, X_OK) == 0) {
-			return true;
-		}
-	}
-	snprintf(buf, len, "%s", SEATD_LEASE_LIBEXECDIR "/" SESSION_PAM_HELPER);
-	return access(buf, X_OK) == 0;
-}
 
 char **session_helper_argv(const char *seat, int display, const char *user,
 		char *const *session) {
 	static bool said;
 	char helper[PATH_MAX + 64];
-	if (!find_helper(helper, sizeof(helper))) {
+	if (!helper_path(HELPER_SESSION, helper, sizeof(helper))) {
 		if (!said) {
 			said = true;
 			log_warning("no %s (seatd-lease was built without PAM?): the seats' sessions "

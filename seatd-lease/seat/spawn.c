@@ -201,7 +201,7 @@ static void drop_to_user(const struct seat_user *u, int pipe_fd) {
 }
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn)) child(const struct spawn_request *req, int pipe_fd,
+static void __attribute__((noreturn)) run_in_child(const struct spawn_request *req, int pipe_fd,
 		pid_t parent) {
 	sigset_t none;
 	sigemptyset(&none);
@@ -290,7 +290,7 @@ pid_t spawn_process(const struct spawn_request *req, int *pidfd, int *error_fd, 
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child(req, fds[1], parent);
+		run_in_child(req, fds[1], parent);
 	}
 	close(fds[1]);
 	/* At once: until we reap it, even a child that has ended keeps its pid,

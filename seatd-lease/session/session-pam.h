@@ -8,7 +8,7 @@
  * pam_limits and the rest apply. Not in the daemon: pam_systemd moves the
  * process that opens a session into the session's scope, and PAM modules
  * may block and keep state for the session's life. So each session has a
- * process of its own that does it, SESSION_PAM_HELPER (session-pam.c): the
+ * process of its own that does it, HELPER_SESSION (session-pam.c): the
  * daemon spawns it as root (spawn_request.helper) in the place of the
  * session's program, and watches it as it watched the program: it ends
  * when the program ends, and a stop signal sent to it ends the program.
@@ -17,7 +17,6 @@
  */
 
 #define SESSION_PAM_SERVICE "seatd-lease"
-#define SESSION_PAM_HELPER "seatd-lease-session"
 
 /* How long what a session left in its scope gets between SIGTERM and
  * SIGKILL, once the session's program has ended. */
