@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "drm-card.h"
-#include "handout-wire.h"
+#include "fdpass.h"
 
 /* How long the process that looks at a descriptor gets to say what it is:
  * nothing it does waits on the file, so only a machine at its knees takes
@@ -119,7 +119,7 @@ static void __attribute__((noreturn)) look(int sock, int pidfd, int target, dev_
 		l.rdev = makedev(sx.stx_rdev_major, sx.stx_rdev_minor);
 	}
 	bool card_fd = fd >= 0 && l.statx_errno == 0 && drm_card_node_is(l.mode, l.rdev, card);
-	handout_send(sock, (const char *)&l, sizeof(l), card_fd ? fd : -1);
+	fdpass_send(sock, (const char *)&l, sizeof(l), card_fd ? fd : -1);
 	close(sock);
 	close(pidfd);
 	_exit(0);
@@ -133,7 +133,7 @@ static int hear(int sock, struct looked *l, int *fd) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
-	ssize_t n = handout_recv(sock, buf, sizeof(buf), fd);
+	ssize_t n = fdpass_recv(sock, buf, sizeof(buf), fd);
 	if (n != (ssize_t)sizeof(*l)) {
 		errno = n < 0 ? errno : EPROTO;
 		return -1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "fdpass.h"
 #include "handout-client.h"
 #include "handout-wire.h"
 #include "xalloc.h"
@@ -38,7 +39,7 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	}
 	static char msg[HANDOUT_MSG_MAX + 1];
 	int n = snprintf(msg, sizeof(msg), "lease %s\n", seat);
-	if (n < 0 || (size_t)n >= sizeof(msg) || handout_send(fd, msg, (size_t)n, -1) != 0) {
+	if (n < 0 || (size_t)n >= sizeof(msg) || fdpass_send(fd, msg, (size_t)n, -1) != 0) {
 		snprintf(why, whylen, "cannot send the request to %s: %s", addr->sun_path,
 				n > 0 && (size_t)n < sizeof(msg) ? strerror(errno) : "seat name too long");
 		close(fd);
@@ -52,7 +53,7 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 		return CONTROL_FAILED;
 	}
 	int got;
-	ssize_t len = handout_recv(fd, msg, sizeof(msg), &got);
+	ssize_t len = fdpass_recv(fd, msg, sizeof(msg), &got);
 	int status;
 	const char *text;
 	size_t tlen;

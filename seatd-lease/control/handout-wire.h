@@ -40,11 +40,4 @@ bool handout_parse_request(const char *buf, size_t len, char *seat, size_t seatl
 bool handout_parse_reply(const char *buf, size_t len, int *status, const char **text,
 		size_t *textlen);
 
-/* Sends one message, with fd (unless fd < 0); -1 with errno. */
-int handout_send(int sock, const char *msg, size_t len, int fd);
-/* Receives one message into buf (NUL-terminated: cap - 1 bytes at most)
- * and the fd that came with it into *fd (-1: none; any more are closed);
- * its length, 0 at the peer's end, -1 with errno (EMSGSIZE: too long). */
-ssize_t handout_recv(int sock, char *buf, size_t cap, int *fd);
-
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "fdpass.h"
 #include "handout-wire.h"
 #include "handout.h"
 #include "log.h"
@@ -61,7 +62,7 @@ static bool reply(struct hold *c, int status, const char *text, int fd) {
 	if (n < 0) {
 		abort();
 	}
-	bool ok = (size_t)n <= HANDOUT_MSG_MAX && handout_send(c->fd, msg, (size_t)n, fd) == 0;
+	bool ok = (size_t)n <= HANDOUT_MSG_MAX && fdpass_send(c->fd, msg, (size_t)n, fd) == 0;
 	if (!ok) {
 		log_warning("handout: cannot answer pid %d: %s", (int)c->cred.pid,
 				(size_t)n > HANDOUT_MSG_MAX ? "the X server's configuration is over 64 KiB"
@@ -126,7 +127,7 @@ static void hold_event(int fd, uint32_t events, void *data) {
 	struct hold *c = data;
 	char buf[SEAT_NAME_MAX + 16]; /* a request; anything longer is not one */
 	int got = -1;
-	ssize_t n = (events & EPOLLIN) ? handout_recv(fd, buf, sizeof(buf), &got) : 0;
+	ssize_t n = (events & EPOLLIN) ? fdpass_recv(fd, buf, sizeof(buf), &got) : 0;
 	if (got >= 0) {
 		close(got); /* no client has one to send */
 	}

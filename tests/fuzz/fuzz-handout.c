@@ -1,7 +1,7 @@
 /*
  * The lease hand-out's messages (handout-wire.h) on any bytes a peer may
  * send, both ways. Each message goes through a SOCK_SEQPACKET pair as the
- * hand-out sends them, now and then with a descriptor: handout_recv gives
+ * hand-out sends them, now and then with a descriptor: fdpass_recv gives
  * it whole and NUL-terminated with its descriptor, or refuses it (EMSGSIZE,
  * no descriptor) in the daemon's request buffer when it is longer. Then it
  * is read as the daemon reads a request and as the client reads a reply,
@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "handout-wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -91,12 +92,12 @@ static ssize_t through(const int sv[2], const uint8_t *data, size_t size, char *
 		passed = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
 	bool with_fd = size % 2 == 1;
-	if (handout_send(sv[0], (const char *)data, size, with_fd ? passed : -1) != 0) {
+	if (fdpass_send(sv[0], (const char *)data, size, with_fd ? passed : -1) != 0) {
 		abort();
 	}
 	int fd;
 	errno = 0;
-	ssize_t n = handout_recv(sv[1], buf, cap, &fd);
+	ssize_t n = fdpass_recv(sv[1], buf, cap, &fd);
 	if (size >= cap) {
 		if (n != -1 || errno != EMSGSIZE || fd != -1) {
 			abort();

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "control.h"
+#include "fdpass.h"
 #include "handout-client.h"
 #include "handout-wire.h"
 #include "handout.h"
@@ -70,10 +71,10 @@ static void a_message_carries_one_fd(void **state) {
 	int sv[2], pipe_fds[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	assert_int_equal(pipe(pipe_fds), 0);
-	assert_int_equal(handout_send(sv[0], "0\nc\n", 4, pipe_fds[1]), 0);
+	assert_int_equal(fdpass_send(sv[0], "0\nc\n", 4, pipe_fds[1]), 0);
 	char buf[16];
 	int fd;
-	assert_int_equal(handout_recv(sv[1], buf, sizeof(buf), &fd), 4);
+	assert_int_equal(fdpass_recv(sv[1], buf, sizeof(buf), &fd), 4);
 	assert_string_equal(buf, "0\nc\n");
 	assert_true(fd >= 0 && fd != pipe_fds[1]);
 	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
@@ -82,18 +83,18 @@ static void a_message_carries_one_fd(void **state) {
 	assert_int_equal(read(pipe_fds[0], buf, 1), 1);
 	close(fd);
 	/* No fd: -1; a message too long for the buffer: EMSGSIZE. */
-	assert_int_equal(handout_send(sv[0], "1\nno\n", 5, -1), 0);
-	assert_int_equal(handout_recv(sv[1], buf, sizeof(buf), &fd), 5);
+	assert_int_equal(fdpass_send(sv[0], "1\nno\n", 5, -1), 0);
+	assert_int_equal(fdpass_recv(sv[1], buf, sizeof(buf), &fd), 5);
 	assert_int_equal(fd, -1);
 	char big[64];
 	memset(big, 'x', sizeof(big));
-	assert_int_equal(handout_send(sv[0], big, sizeof(big), pipe_fds[1]), 0);
-	assert_int_equal(handout_recv(sv[1], buf, sizeof(buf), &fd), -1);
+	assert_int_equal(fdpass_send(sv[0], big, sizeof(big), pipe_fds[1]), 0);
+	assert_int_equal(fdpass_recv(sv[1], buf, sizeof(buf), &fd), -1);
 	assert_int_equal(errno, EMSGSIZE);
 	assert_int_equal(fd, -1);
 	/* The peer's end: 0. */
 	close(sv[0]);
-	assert_int_equal(handout_recv(sv[1], buf, sizeof(buf), &fd), 0);
+	assert_int_equal(fdpass_recv(sv[1], buf, sizeof(buf), &fd), 0);
 	close(sv[1]);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
