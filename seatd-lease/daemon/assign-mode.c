@@ -45,13 +45,6 @@ static int check_names(struct fleet *fleet, int argc, char **argv, FILE *out) {
 	return CONTROL_OK;
 }
 
-/* Retires r: it comes back as fleet_reap finds its settings. */
-static void restart(struct runner *r) {
-	r->retiring = true;
-	r->come_back = true;
-	r->restart_requested = false;
-	seat_stop(&r->seat);
-}
 
 int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out) {
 	int status = check_names(fleet, argc, argv, out);
@@ -77,7 +70,8 @@ int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out) {
 				state);
 		free(state);
 		log_notice("seat %s: assignment mode asked for (F%u)", name, n);
-		restart(fleet_find(fleet, name));
+		/* It comes back as fleet_seat_config says: on its screen. */
+		fleet_retire(fleet_find(fleet, name), true);
 		fprintf(out, "seat %s: restarting with no input devices and its assignment screen "
 				"(F%u)\n", name, n);
 	}
@@ -92,11 +86,11 @@ int assign_mode_end(struct fleet *fleet, FILE *out) {
 	}
 	int status = reload(fleet, out);
 	for (size_t i = 0; was != NULL && i < was->n_seats; i++) {
-		struct runner *r = fleet_find(fleet, was->seats[i].name);
+		struct fleet_seat *fs = fleet_find(fleet, was->seats[i].name);
 		log_notice("seat %s: assignment mode ends", was->seats[i].name);
 		/* A reload that failed left it on its screen: back as the map it runs says. */
-		if (status != CONTROL_OK && r != NULL) {
-			restart(r);
+		if (status != CONTROL_OK && fs != NULL) {
+			fleet_retire(fs, true);
 		}
 	}
 	seatmap_free(was);

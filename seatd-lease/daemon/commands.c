@@ -12,20 +12,18 @@
 #include "reload.h"
 #include "status.h"
 #include "values.h"
+#include "xalloc.h"
 
 static int print_status(struct fleet *fleet, bool json, FILE *out) {
-	struct seat_status *seats = calloc(fleet->n_runners + 1, sizeof(*seats));
-	char ***inputs = calloc(fleet->n_runners + 1, sizeof(*inputs));
-	char ***devices = calloc(fleet->n_runners + 1, sizeof(*devices));
-	if (seats == NULL || inputs == NULL || devices == NULL) {
-		abort();
-	}
+	struct seat_status *seats = xcalloc(fleet->n_seats + 1, sizeof(*seats));
+	char ***inputs = xcalloc(fleet->n_seats + 1, sizeof(*inputs));
+	char ***devices = xcalloc(fleet->n_seats + 1, sizeof(*devices));
 	struct input_nodes all;
 	input_nodes_now(&all);
 	size_t n = 0;
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (!fleet->runners[i]->retiring) {
-			runner_status(fleet->runners[i], &all, &seats[n], &inputs[n], &devices[n]);
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		if (!fleet->seats[i]->retiring) {
+			runner_status(fleet->seats[i]->runner, &all, &seats[n], &inputs[n], &devices[n]);
 			n++;
 		}
 	}
@@ -49,18 +47,18 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 }
 
 static int seat_command(struct fleet *fleet, const char *verb, const char *name, FILE *out) {
-	struct runner *r = fleet_find(fleet, name);
-	if (r == NULL) {
+	struct fleet_seat *fs = fleet_find(fleet, name);
+	if (fs == NULL) {
 		fprintf(out, "no seat %s in %s; its seats:", name, fleet->map->path);
-		for (size_t i = 0; i < fleet->n_runners; i++) {
-			if (!fleet->runners[i]->retiring) {
-				fprintf(out, " %s", fleet->runners[i]->seat.config->name);
+		for (size_t i = 0; i < fleet->n_seats; i++) {
+			if (!fleet->seats[i]->retiring) {
+				fprintf(out, " %s", runner_name(fleet->seats[i]->runner));
 			}
 		}
 		fprintf(out, "\n");
 		return CONTROL_NO_SEAT;
 	}
-	struct seat *seat = &r->seat;
+	struct seat *seat = runner_seat(fs->runner);
 	const char *was = seat_state_name(seat->state);
 	if (strcmp(verb, "start") == 0) {
 		if (!seat_is_idle(seat)) {
@@ -70,7 +68,7 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 		log_notice("seat %s: start asked for", name);
 		seat_start(seat);
 	} else if (strcmp(verb, "stop") == 0) {
-		r->restart_requested = false;
+		fs->restart_requested = false;
 		if (seat_is_idle(seat)) {
 			fprintf(out, "seat %s is already %s\n", name, was);
 			return CONTROL_OK;
@@ -82,7 +80,7 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 		if (seat_is_idle(seat)) {
 			seat_start(seat);
 		} else {
-			r->restart_requested = true;
+			fs->restart_requested = true;
 			seat_stop(seat);
 		}
 	}

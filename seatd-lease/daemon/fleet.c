@@ -4,33 +4,40 @@
 
 #include "fleet.h"
 #include "notify.h"
+#include "xalloc.h"
 
 void fleet_init(struct fleet *fleet, struct seatmap *map, const struct runner_env *env) {
 	*fleet = (struct fleet){.map = map, .given = map, .env = *env};
 }
 
-struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
+struct fleet_seat *fleet_add(struct fleet *fleet, struct seatmap *map,
 		const struct seat_config *config) {
-	struct runner **runners = realloc(fleet->runners,
-			(fleet->n_runners + 1) * sizeof(*runners));
-	if (runners == NULL) {
-		abort();
-	}
-	fleet->runners = runners;
 	struct runner *r = runner_create(&fleet->env, map, config);
-	if (r != NULL) {
-		fleet->runners[fleet->n_runners++] = r;
+	if (r == NULL) {
+		return NULL;
 	}
-	return r;
+	struct fleet_seat *fs = xcalloc(1, sizeof(*fs));
+	fs->runner = r;
+	fleet->seats = xrealloc(fleet->seats, (fleet->n_seats + 1) * sizeof(*fleet->seats));
+	fleet->seats[fleet->n_seats++] = fs;
+	return fs;
 }
 
-struct runner *fleet_find(struct fleet *fleet, const char *name) {
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (!fleet->runners[i]->retiring && strcmp(runner_name(fleet->runners[i]), name) == 0) {
-			return fleet->runners[i];
+struct fleet_seat *fleet_find(struct fleet *fleet, const char *name) {
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		struct fleet_seat *fs = fleet->seats[i];
+		if (!fs->retiring && strcmp(runner_name(fs->runner), name) == 0) {
+			return fs;
 		}
 	}
 	return NULL;
+}
+
+void fleet_retire(struct fleet_seat *fs, bool come_back) {
+	fs->retiring = true;
+	fs->come_back = come_back;
+	fs->restart_requested = false;
+	seat_stop(runner_seat(fs->runner));
 }
 
 const struct seat_config *fleet_seat_config(const struct fleet *fleet, const char *name) {
@@ -44,21 +51,21 @@ void fleet_notify(struct fleet *fleet) {
 		return;
 	}
 	size_t running = 0;
-	const struct runner *other = NULL;
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		const struct runner *r = fleet->runners[i];
-		if (r->seat.state == SEAT_RUNNING) {
+	const struct seat *other = NULL;
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		const struct seat *seat = runner_seat(fleet->seats[i]->runner);
+		if (seat->state == SEAT_RUNNING) {
 			running++;
-		} else if (other == NULL && !r->retiring) {
-			other = r;
+		} else if (other == NULL && !fleet->seats[i]->retiring) {
+			other = seat;
 		}
 	}
 	char text[768];
-	int n = snprintf(text, sizeof(text), "%zu/%zu seats running", running, fleet->n_runners);
+	int n = snprintf(text, sizeof(text), "%zu/%zu seats running", running, fleet->n_seats);
 	if (other != NULL && n > 0 && (size_t)n < sizeof(text)) {
-		snprintf(text + n, sizeof(text) - (size_t)n, ", %s %s%s%s", other->seat.config->name,
-				seat_state_name(other->seat.state), other->seat.last_error[0] != '\0'
-				? ": " : "", other->seat.last_error);
+		snprintf(text + n, sizeof(text) - (size_t)n, ", %s %s%s%s", other->config->name,
+				seat_state_name(other->state), other->last_error[0] != '\0' ? ": " : "",
+				other->last_error);
 	}
 	notify_status(text);
 }
@@ -67,8 +74,8 @@ void fleet_check_quit(struct fleet *fleet) {
 	if (fleet->quit) {
 		return;
 	}
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (!runner_is_done(fleet->runners[i])) {
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		if (!runner_is_done(fleet->seats[i]->runner)) {
 			return;
 		}
 	}
@@ -86,17 +93,17 @@ void fleet_changed(struct fleet *fleet) {
 void fleet_stop_all(struct fleet *fleet) {
 	fleet->shutting_down = true;
 	lessor_links_shutdown(fleet->env.links);
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		fleet->runners[i]->restart_requested = false;
-		seat_stop(&fleet->runners[i]->seat);
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		fleet->seats[i]->restart_requested = false;
+		seat_stop(runner_seat(fleet->seats[i]->runner));
 	}
 	fleet_check_quit(fleet);
 }
 
 void fleet_available(struct fleet *fleet, const struct lessor_link *link) {
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (fleet->runners[i]->link == link) {
-			seat_available(&fleet->runners[i]->seat);
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		if (runner_on_link(fleet->seats[i]->runner, link)) {
+			seat_available(runner_seat(fleet->seats[i]->runner));
 		}
 	}
 }
@@ -104,11 +111,21 @@ void fleet_available(struct fleet *fleet, const struct lessor_link *link) {
 void fleet_lessor_lost(struct fleet *fleet, const struct lessor_link *link) {
 	/* Each seat of its card forgets its lease, void now (the lessor frees
 	 * them); the other cards' seats run on. */
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		if (fleet->runners[i]->link == link) {
-			seat_lessor_lost(&fleet->runners[i]->seat);
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		if (runner_on_link(fleet->seats[i]->runner, link)) {
+			seat_lessor_lost(runner_seat(fleet->seats[i]->runner));
 		}
 	}
+}
+
+/* Takes fs out of the fleet and frees it. */
+static void drop(struct fleet *fleet, size_t i) {
+	struct fleet_seat *fs = fleet->seats[i];
+	memmove(&fleet->seats[i], &fleet->seats[i + 1],
+			(fleet->n_seats - i - 1) * sizeof(*fleet->seats));
+	fleet->n_seats--;
+	runner_destroy(fs->runner);
+	free(fs);
 }
 
 /*
@@ -117,26 +134,23 @@ void fleet_lessor_lost(struct fleet *fleet, const struct lessor_link *link) {
  * NAME` starts its stopped seat.
  */
 void fleet_reap(struct fleet *fleet) {
-	for (size_t i = 0; i < fleet->n_runners;) {
-		struct runner *r = fleet->runners[i];
-		if (r->restart_requested && runner_is_done(r) && !fleet->shutting_down) {
-			r->restart_requested = false;
-			seat_start(&r->seat);
+	for (size_t i = 0; i < fleet->n_seats;) {
+		struct fleet_seat *fs = fleet->seats[i];
+		if (fs->restart_requested && runner_is_done(fs->runner) && !fleet->shutting_down) {
+			fs->restart_requested = false;
+			seat_start(runner_seat(fs->runner));
 		}
-		if (!r->retiring || !runner_is_done(r)) {
+		if (!fs->retiring || !runner_is_done(fs->runner)) {
 			i++;
 			continue;
 		}
-		const struct seat_config *next = r->come_back
-			? fleet_seat_config(fleet, runner_name(r)) : NULL;
-		memmove(&fleet->runners[i], &fleet->runners[i + 1],
-				(fleet->n_runners - i - 1) * sizeof(*fleet->runners));
-		fleet->n_runners--;
-		runner_destroy(r);
+		const struct seat_config *next = fs->come_back
+			? fleet_seat_config(fleet, runner_name(fs->runner)) : NULL;
+		drop(fleet, i);
 		if (next != NULL && !fleet->shutting_down) {
-			struct runner *fresh = fleet_add(fleet, fleet->map, next);
+			struct fleet_seat *fresh = fleet_add(fleet, fleet->map, next);
 			if (fresh != NULL) {
-				seat_start(&fresh->seat);
+				seat_start(runner_seat(fresh->runner));
 			}
 		}
 	}
@@ -144,10 +158,10 @@ void fleet_reap(struct fleet *fleet) {
 }
 
 void fleet_finish(struct fleet *fleet) {
-	for (size_t i = 0; i < fleet->n_runners; i++) {
-		runner_destroy(fleet->runners[i]);
+	while (fleet->n_seats > 0) {
+		drop(fleet, fleet->n_seats - 1);
 	}
-	free(fleet->runners);
+	free(fleet->seats);
 	seatmap_free(fleet->assign);
 	if (fleet->map != fleet->given) {
 		seatmap_free(fleet->map);

@@ -13,14 +13,26 @@
  * Below the control verbs and reload, above the runners.
  */
 
+/* One seat of the fleet: its runner, and what the fleet means to do with it
+ * (the runner knows nothing of these). */
+struct fleet_seat {
+	struct runner *runner;
+	/* Removed or changed by a reload, or taken into assignment mode:
+	 * stopping, then gone (and, with come_back, started again as
+	 * fleet_seat_config says). */
+	bool retiring;
+	bool come_back;
+	bool restart_requested; /* `restart NAME`: start again once stopped */
+};
+
 struct fleet {
 	/* The current map: the one the caller gave (and frees), or the last
 	 * reload's (ours). Each runner has its own copy of its seat. */
 	struct seatmap *map;
 	struct seatmap *given;
 	struct runner_env env;
-	struct runner **runners;
-	size_t n_runners;
+	struct fleet_seat **seats; /* each its own allocation: pointers stay */
+	size_t n_seats;
 	bool shutting_down;
 	bool quit;
 	bool single; /* `seat NAME` */
@@ -34,11 +46,15 @@ void fleet_init(struct fleet *fleet, struct seatmap *map, const struct runner_en
 /* Destroys every runner, and the map if a reload's. */
 void fleet_finish(struct fleet *fleet);
 
-/* A new stopped runner for config, in the fleet; NULL (logged) on failure. */
-struct runner *fleet_add(struct fleet *fleet, struct seatmap *map,
+/* A new seat with a stopped runner for config, in the fleet; NULL (logged)
+ * on failure. */
+struct fleet_seat *fleet_add(struct fleet *fleet, struct seatmap *map,
 		const struct seat_config *config);
 /* The seat named so that no reload retires; NULL if none. */
-struct runner *fleet_find(struct fleet *fleet, const char *name);
+struct fleet_seat *fleet_find(struct fleet *fleet, const char *name);
+/* Stops fs for good, or, with come_back, to start again as
+ * fleet_seat_config then says (fleet_reap). */
+void fleet_retire(struct fleet_seat *fs, bool come_back);
 
 /* The settings seat name comes back with: its assignment mode's, else the
  * current map's; NULL if neither has it. */

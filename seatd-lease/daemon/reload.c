@@ -10,17 +10,18 @@
 #include "notify.h"
 #include "reload-plan.h"
 #include "reload.h"
+#include "xalloc.h"
 
 struct counts {
 	unsigned started, stopped, restarted, kept;
 };
 
-/* Does one step of the plan to the fleet (runners, an array taken before
- * any was added), and says so in report. */
-static void apply_step(struct fleet *fleet, struct runner **runners,
+/* Does one step of the plan to the fleet (seats, an array taken before any
+ * was added), and says so in report. */
+static void apply_step(struct fleet *fleet, struct fleet_seat **before,
 		const struct reload_step *step, const struct reload_seat *seats, FILE *report,
 		struct counts *counts) {
-	struct runner *r = step->action == RELOAD_START ? NULL : runners[step->old];
+	struct fleet_seat *fs = step->action == RELOAD_START ? NULL : before[step->old];
 	switch (step->action) {
 	case RELOAD_KEEP:
 		counts->kept++;
@@ -28,44 +29,37 @@ static void apply_step(struct fleet *fleet, struct runner **runners,
 	case RELOAD_RETURN:
 	case RELOAD_GONE:
 		/* Still stopping: it comes back as the new map says, if at all. */
-		r->come_back = step->action == RELOAD_RETURN;
-		counts->started += r->come_back;
-		break;
+		fs->come_back = step->action == RELOAD_RETURN;
+		counts->started += fs->come_back;
+		reload_step_report(step, seats, report);
+		return;
 	case RELOAD_RESTART:
 	case RELOAD_STOP:
-		r->retiring = true;
-		r->come_back = step->action == RELOAD_RESTART;
-		r->restart_requested = false;
 		step->action == RELOAD_RESTART ? counts->restarted++ : counts->stopped++;
-		break;
+		reload_step_report(step, seats, report);
+		fleet_retire(fs, step->action == RELOAD_RESTART);
+		return;
 	case RELOAD_START:
-		r = fleet_add(fleet, fleet->map, step->now);
-		if (r == NULL) {
+		fs = fleet_add(fleet, fleet->map, step->now);
+		if (fs == NULL) {
 			return;
 		}
 		counts->started++;
-		break;
-	}
-	reload_step_report(step, seats, report);
-	if (step->action == RELOAD_RESTART || step->action == RELOAD_STOP) {
-		seat_stop(&r->seat);
-	} else if (step->action == RELOAD_START) {
-		seat_start(&r->seat);
+		reload_step_report(step, seats, report);
+		seat_start(runner_seat(fs->runner));
+		return;
 	}
 }
 
 /* Carries out what map, valid and of the same [general], asks. */
 static void apply(struct fleet *fleet, struct seatmap *map, FILE *report) {
-	size_t n_before = fleet->n_runners;
-	struct reload_seat *seats = calloc(n_before + 1, sizeof(*seats));
-	struct runner **runners = calloc(n_before + 1, sizeof(*runners));
-	if (seats == NULL || runners == NULL) {
-		abort();
-	}
+	size_t n_before = fleet->n_seats;
+	struct reload_seat *seats = xcalloc(n_before + 1, sizeof(*seats));
+	struct fleet_seat **before = xcalloc(n_before + 1, sizeof(*before));
 	for (size_t i = 0; i < n_before; i++) {
-		runners[i] = fleet->runners[i];
-		seats[i] = (struct reload_seat){fleet->runners[i]->seat.config,
-			fleet->runners[i]->retiring};
+		before[i] = fleet->seats[i];
+		seats[i] = (struct reload_seat){runner_seat(before[i]->runner)->config,
+			before[i]->retiring};
 	}
 	size_t n;
 	struct reload_step *steps = reload_plan(seats, n_before, fleet->map->xserver, map, &n);
@@ -77,10 +71,10 @@ static void apply(struct fleet *fleet, struct seatmap *map, FILE *report) {
 	lessor_links_set_map(fleet->env.links, map);
 	struct counts counts = {0};
 	for (size_t i = 0; i < n; i++) {
-		apply_step(fleet, runners, &steps[i], seats, report, &counts);
+		apply_step(fleet, before, &steps[i], seats, report, &counts);
 	}
 	free(steps);
-	free(runners);
+	free(before);
 	free(seats);
 	input_check_overlaps(map);
 	fprintf(report, "reloaded %s: %u started, %u stopped, %u restarted, %u unchanged\n",

@@ -13,25 +13,25 @@
 #include "handout.h"
 #include "input.h"
 #include "lessor-links.h"
-#include "master-store.h"
 #include "log.h"
 #include "machine.h"
-#include "logind-seat.h"
+#include "master-store.h"
 #include "notify.h"
 #include "poller.h"
 #include "reload.h"
 #include "runtime.h"
-#include "systemd-job.h"
 #include "supervisor.h"
-
-/* How long udev gets to give an earlier run's devices back. */
-#define INPUT_TIMEOUT_MS 5000
+#include "systemd-job.h"
+#include "takeover.h"
 
 /*
- * The daemon's two modes, at the top of its layers: supervisor.c ->
- * commands.c -> reload.c -> fleet.c -> runner.c (children.c) -> seat.c,
- * with lessor-links.c (a lessor-link.c per card) under the runner. None calls up: news from below
- * comes through the listeners set here.
+ * The daemon's two modes, `run` and `seat NAME`, at the top of its layers:
+ * this file sets up and runs the loop; commands.c (the control verbs),
+ * reload.c and assign-mode.c change the fleet; takeover.c adopts or cleans
+ * what an earlier run left; fleet.c holds the seats, each a runner
+ * (seat/runner.h, opaque here) driving its state machine (seat/seat.c),
+ * with a lessor link per card (lease/lessor-links.h) under the runners.
+ * Nothing below calls up: news comes through the listeners set here.
  */
 struct supervisor {
 	struct fleet fleet;
@@ -52,18 +52,18 @@ struct supervisor {
 static int handout_ask(void *data, const char *seat, pid_t pid, int *fd, const char **conf,
 		char *why, size_t whylen) {
 	struct fleet *fleet = data;
-	struct runner *r = fleet_find(fleet, seat);
-	if (r == NULL) {
+	struct fleet_seat *fs = fleet_find(fleet, seat);
+	if (fs == NULL) {
 		snprintf(why, whylen, "no seat %s in %s", seat, fleet->map->path);
 		return CONTROL_NO_SEAT;
 	}
-	return runner_dm_ask(r, pid, fd, conf, why, whylen);
+	return runner_dm_ask(fs->runner, pid, fd, conf, why, whylen);
 }
 
 static void handout_gone(void *data, const char *seat) {
-	struct runner *r = fleet_find(data, seat);
-	if (r != NULL) {
-		runner_dm_gone(r);
+	struct fleet_seat *fs = fleet_find(data, seat);
+	if (fs != NULL) {
+		runner_dm_gone(fs->runner);
 	}
 }
 
@@ -110,8 +110,8 @@ static void on_stop_signal(int signo, void *data) {
 static void input_plugged(const char *seat, bool added, const char *node, const char *name,
 		void *data) {
 	struct supervisor *sup = data;
-	for (size_t i = 0; i < sup->fleet.n_runners; i++) {
-		if (strcmp(runner_name(sup->fleet.runners[i]), seat) == 0) {
+	for (size_t i = 0; i < sup->fleet.n_seats; i++) {
+		if (strcmp(runner_name(sup->fleet.seats[i]->runner), seat) == 0) {
 			log_notice("seat %s: %s %s (%s)", seat, added ? "plugged in" : "unplugged",
 					name, node);
 		}
@@ -177,8 +177,8 @@ static void teardown(struct supervisor *sup) {
 	input_watch_destroy(sup->inputs);
 	if (sup->detached) {
 		/* Every seat as it is, its record up to date: the next run's. */
-		for (size_t i = 0; i < sup->fleet.n_runners; i++) {
-			runner_record(sup->fleet.runners[i]);
+		for (size_t i = 0; i < sup->fleet.n_seats; i++) {
+			runner_record(sup->fleet.seats[i]->runner);
 		}
 		poller_destroy(sup->poller);
 		return;
@@ -216,59 +216,6 @@ static void on_hangup(int signo, void *data) {
 	reload(&sup->fleet, NULL);
 }
 
-/* Whether seat is one this run adopted (its runner is not stopped). */
-static bool adopted(const char *seat, void *data) {
-	struct fleet *fleet = data;
-	struct runner *r = fleet_find(fleet, seat);
-	return r != NULL && !seat_is_idle(&r->seat);
-}
-
-/* Clears what an earlier run left and this one did not adopt: processes,
- * cgroups, input rules. */
-static void clean_stale(struct supervisor *sup, const struct seatmap *map) {
-	int stale = runtime_clean_stale_except(map->runtime_dir, adopted, &sup->fleet);
-	if (stale > 0) {
-		log_notice("stopped %d process%s left by an earlier run", stale, stale == 1 ? "" : "es");
-	}
-	if (sup->cgroups != NULL) {
-		cgroups_clean_stale(sup->cgroups, adopted, &sup->fleet);
-	}
-	if (input_clean_stale_except(adopted, &sup->fleet, INPUT_TIMEOUT_MS) > 0) {
-		log_notice("removed the input rules an earlier run left");
-	}
-	logind_clean_stale(adopted, &sup->fleet, INPUT_TIMEOUT_MS);
-}
-
-/* Takes over every seat an earlier run left running (see runner-adopt.c). */
-static void adopt_seats(struct supervisor *sup, const struct seatmap *map) {
-	for (size_t i = 0; i < sup->fleet.n_runners; i++) {
-		struct runner *r = sup->fleet.runners[i];
-		char why[512];
-		int seatfd = runtime_seat_dir_open(r->paths.dir);
-		if (seatfd < 0) {
-			continue; /* nothing left by an earlier run */
-		}
-		close(seatfd);
-		if (r->seat.config->display_manager) {
-			log_notice("seat %s: not adopted from an earlier run: a display manager's seat "
-					"keeps no record (its X server is the display manager's); starting it "
-					"afresh", runner_name(r));
-			continue;
-		}
-		if (runner_adopt(r, why, sizeof(why))) {
-			continue;
-		}
-		if (seatmap_card_lessor(map, r->seat.config->card) == LESSOR_DRM) {
-			log_notice("seat %s: not adopted (%s); the drm lessor's leases end with the "
-					"process that held the card unless systemd kept it (FDSTORE): starting "
-					"it afresh", runner_name(r), why);
-		} else {
-			log_notice("seat %s: not adopted from an earlier run: %s; starting it afresh",
-					runner_name(r), why);
-		}
-	}
-}
-
 int supervisor_run(struct seatmap *map) {
 	struct supervisor sup;
 	int status = 1;
@@ -292,8 +239,7 @@ int supervisor_run(struct seatmap *map) {
 	lessor_links_connect(sup.links);
 	/* Every card of the map has had its try at systemd's store. */
 	master_store_drop_untaken();
-	adopt_seats(&sup, map);
-	clean_stale(&sup, map);
+	takeover(&sup.fleet, map, sup.cgroups);
 	input_check_overlaps(map);
 	char sysrq[1024];
 	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
@@ -303,8 +249,8 @@ int supervisor_run(struct seatmap *map) {
 			commands_handle, &sup.fleet);
 	sup.fleet.env.handout = handout_open(sup.poller, map->runtime_dir, HANDOUT_SOCKET,
 			handout_ask, handout_gone, &sup.fleet);
-	for (size_t i = 0; i < sup.fleet.n_runners; i++) {
-		seat_start(&sup.fleet.runners[i]->seat);
+	for (size_t i = 0; i < sup.fleet.n_seats; i++) {
+		seat_start(runner_seat(sup.fleet.seats[i]->runner));
 	}
 	/* Every seat has been tried: running, starting, or waiting and saying why. */
 	notify_ready();
@@ -313,11 +259,6 @@ int supervisor_run(struct seatmap *map) {
 out:
 	teardown(&sup);
 	return status;
-}
-
-/* cgroups_clean_stale's keep for `seat NAME`: only NAME's is ours to clean. */
-static bool other_seat(const char *seat, void *name) {
-	return strcmp(seat, name) != 0;
 }
 
 /* The exit status of `seat NAME` once its loop ended. */
@@ -348,14 +289,9 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 		log_error("cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
-	runtime_clean_stale(map->runtime_dir, name);
-	if (sup.cgroups != NULL) {
-		cgroups_clean_stale(sup.cgroups, other_seat, (void *)name);
-	}
-	input_clean_stale(name, INPUT_TIMEOUT_MS);
-	logind_clean_stale(other_seat, (void *)name, INPUT_TIMEOUT_MS);
-	struct runner *r = fleet_add(&sup.fleet, map, config);
-	if (r == NULL) {
+	takeover_clean_seat(map, name, sup.cgroups);
+	struct fleet_seat *fs = fleet_add(&sup.fleet, map, config);
+	if (fs == NULL) {
 		goto out;
 	}
 	if (seatmap_card_lessor(map, config->card) == LESSOR_DRM) {
@@ -374,12 +310,12 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 		sup.fleet.env.handout = handout_open(sup.poller, map->runtime_dir, socket_name,
 				handout_ask, handout_gone, &sup.fleet);
 	}
-	seat_start(&r->seat);
+	seat_start(runner_seat(fs->runner));
 	notify_ready();
 	fleet_notify(&sup.fleet);
 	fleet_check_quit(&sup.fleet);
 	if (loop(&sup) == 0) {
-		status = seat_exit_status(&sup, &r->seat);
+		status = seat_exit_status(&sup, runner_seat(fs->runner));
 	}
 out:
 	teardown(&sup);

@@ -10,7 +10,7 @@
 #include "logind-seat.h"
 #include "mountns.h"
 #include "pids.h"
-#include "runner.h"
+#include "runner-impl.h"
 #include "runtime.h"
 #include "session-helper.h"
 #include "values.h"

@@ -9,7 +9,7 @@
 #include "log.h"
 #include "logind-seat.h"
 #include "pids.h"
-#include "runner.h"
+#include "runner-impl.h"
 #include "runtime.h"
 #include "spawn.h"
 #include "values.h"
@@ -241,24 +241,31 @@ static bool check_recorded(struct runner *r, struct pids_proven *p, struct recor
 	return true;
 }
 
-bool runner_adopt(struct runner *r, char *why, size_t len) {
+enum runner_adoption runner_adopt(struct runner *r, char *why, size_t len) {
 	const struct seat_config *c = r->seat.config;
-	if (!r->have_user) {
-		if (!seat_user_lookup(c->user, &r->user, why, len)) {
-			return false;
-		}
-		r->have_user = true;
-	}
 	int seatfd = runtime_seat_dir_open(r->paths.dir);
 	if (seatfd < 0) {
 		snprintf(why, len, "no seat directory of an earlier run");
-		return false;
+		return RUNNER_NOTHING_LEFT;
+	}
+	if (c->display_manager) {
+		close(seatfd);
+		snprintf(why, len, "a display manager's seat keeps no record (its X server is the "
+				"display manager's)");
+		return RUNNER_NOT_ADOPTED;
+	}
+	if (!r->have_user) {
+		if (!seat_user_lookup(c->user, &r->user, why, len)) {
+			close(seatfd);
+			return RUNNER_NOT_ADOPTED;
+		}
+		r->have_user = true;
 	}
 	struct pids_proven p;
 	int proven = pids_adopt(seatfd, c->name, r->user.uid, &p, why, len);
 	close(seatfd);
 	if (proven != 0) {
-		return false;
+		return RUNNER_NOT_ADOPTED;
 	}
 	struct recorded rec;
 	int fd = -1;
@@ -266,7 +273,7 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 	if (!check_recorded(r, &p, &rec, why, len) ||
 			(fd = take_lease_fd(p.xserver_pidfd, c->card, &rec, why, len)) < 0) {
 		pids_proven_close(&p);
-		return false;
+		return RUNNER_NOT_ADOPTED;
 	}
 	/* x11: the lease's XID was the earlier run's connection's, gone with it. */
 	uint32_t id = r->map->lessor == LESSOR_DRM ? rec.id : 0;
@@ -275,7 +282,7 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 		snprintf(why, len, "the lessor is not there to take its lease back");
 		close(fd);
 		pids_proven_close(&p);
-		return false;
+		return RUNNER_NOT_ADOPTED;
 	}
 	runner_adopt_children(r, p.xserver, p.xserver_pidfd, p.session, p.session_pidfd);
 	/* power = may have changed while no daemon ran. */
@@ -292,5 +299,5 @@ bool runner_adopt(struct runner *r, char *why, size_t len) {
 	}
 	log_notice("seat %s: adopted from an earlier run: X server pid %d, session pid %d, "
 			"restarted %u times", c->name, (int)p.xserver, (int)p.session, rec.restarts);
-	return true;
+	return RUNNER_ADOPTED;
 }

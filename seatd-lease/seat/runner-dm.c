@@ -6,7 +6,7 @@
 #include "control.h"
 #include "handout-wire.h"
 #include "log.h"
-#include "runner.h"
+#include "runner-impl.h"
 #include "xorgconf.h"
 
 /*

@@ -11,7 +11,7 @@
 #include "logind-seat.h"
 #include "pids.h"
 #include "revoke.h"
-#include "runner.h"
+#include "runner-impl.h"
 #include "runtime.h"
 #include "seatmap.h"
 #include "values.h"
@@ -24,6 +24,14 @@
 
 static struct runner *runner_of(struct seat *seat) {
 	return seat->data;
+}
+
+struct seat *runner_seat(struct runner *r) {
+	return &r->seat;
+}
+
+bool runner_on_link(const struct runner *r, const struct lessor_link *link) {
+	return r->link == link;
 }
 
 const char *runner_name(const struct runner *r) {
