@@ -36,11 +36,11 @@ static int begin(const struct seatmap *map, const struct assign_wizard *w) {
 			argv[argc++] = w->seats[i++].config->name;
 		}
 		int status = control_request(map->runtime_dir, argc, argv, CONTROL_REPLY_TIMEOUT_MS);
-		if (status != CONTROL_OK) {
+		if (status != EXIT_OK) {
 			return status;
 		}
 	}
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 static int end_assignment(const struct seatmap *map) {
@@ -256,11 +256,11 @@ int cmd_assign(const char *path, const struct assign_options *o) {
 		status = 1;
 	} else {
 		status = begin(map, &w);
-		if (status == CONTROL_OK) {
+		if (status == EXIT_OK) {
 			status = run_wizard(&w, path, o->timeout_s);
 		}
 		/* Whatever seats a refused request before it put on their screens. */
-		if (status != CONTROL_NO_DAEMON && status != CONTROL_DENIED) {
+		if (status != EXIT_NO_DAEMON && status != EXIT_DENIED) {
 			int ended = end_assignment(map);
 			status = status != 0 ? status : ended;
 		}

@@ -17,10 +17,6 @@
 
 #define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
 
-enum {
-	EXIT_USAGE = 2,
-};
-
 static void usage(FILE *out) {
 	fprintf(out,
 		"Usage: seatd-lease [OPTIONS] [COMMAND]\n"
@@ -80,7 +76,7 @@ static int control_command(const char *config, int argc, char **argv) {
 			: SEATMAP_DEFAULT_RUNTIME_DIR, argc, argv, CONTROL_REPLY_TIMEOUT_MS);
 	/* A daemon on another runtime_dir is not found without the map: say why.
 	 * A NULL map is a file that could not be read, its error the last one. */
-	if (map == NULL && status == CONTROL_NO_DAEMON && diags.len > 0) {
+	if (map == NULL && status == EXIT_NO_DAEMON && diags.len > 0) {
 		const struct diag *why = &diags.items[diags.len - 1];
 		fprintf(stderr, "seatd-lease %s: looked in the default runtime_dir %s, since the "
 				"seat map gave none: %s: %s\n", argv[0], SEATMAP_DEFAULT_RUNTIME_DIR,

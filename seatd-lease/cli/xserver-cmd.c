@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "exit-status.h"
 #include "handout-client.h"
 #include "load.h"
 #include "values.h"

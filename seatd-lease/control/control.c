@@ -99,7 +99,7 @@ static void queue_reply(struct control_client *c, int status, const char *text, 
 	if (len > REPLY_MAX) {
 		log_warning("control: a reply of %zu bytes to uid %d is over %d; not sent", len,
 				(int)c->cred.uid, REPLY_MAX);
-		status = CONTROL_FAILED;
+		status = EXIT_FAILED;
 		text = too_large;
 		len = strlen(too_large);
 	}
@@ -158,7 +158,7 @@ static void handle_request(struct control_client *c) {
 		const char *msg = argc == -1
 			? "a request is one line of words, and nothing after it; refused\n"
 			: "a request has at most 8 words; refused\n";
-		queue_reply(c, CONTROL_USAGE, msg, strlen(msg));
+		queue_reply(c, EXIT_USAGE, msg, strlen(msg));
 		return;
 	}
 	/* assign-begin and assign-end take input devices: root's alone. */
@@ -166,7 +166,7 @@ static void handle_request(struct control_client *c) {
 		log_warning("control: refused %s of uid %d (pid %d): root's alone", argv[0],
 				(int)c->cred.uid, (int)c->cred.pid);
 		const char *msg = "permission denied: only root may assign input devices\n";
-		queue_reply(c, CONTROL_DENIED, msg, strlen(msg));
+		queue_reply(c, EXIT_DENIED, msg, strlen(msg));
 		return;
 	}
 	char *text = NULL;
@@ -175,7 +175,7 @@ static void handle_request(struct control_client *c) {
 	if (out == NULL) {
 		abort();
 	}
-	int status = argc == 0 ? CONTROL_USAGE : c->control->fn(c->control->data, argc, argv, out);
+	int status = argc == 0 ? EXIT_USAGE : c->control->fn(c->control->data, argc, argv, out);
 	if (argc == 0) {
 		fprintf(out, "empty request\n");
 	}
@@ -208,7 +208,7 @@ static void client_event(int fd, uint32_t events, void *data) {
 			return;
 		}
 		const char *msg = "request too long\n";
-		queue_reply(c, CONTROL_USAGE, msg, strlen(msg));
+		queue_reply(c, EXIT_USAGE, msg, strlen(msg));
 	} else {
 		handle_request(c);
 	}
@@ -274,7 +274,7 @@ static void accept_client(int fd, uint32_t events, void *data) {
 				(int)cred.uid, (int)cred.pid, control->have_group ? " and group " : "",
 				control->have_group ? control->group : "", control->path);
 		const char *msg = "permission denied\n";
-		queue_reply(c, CONTROL_DENIED, msg, strlen(msg));
+		queue_reply(c, EXIT_DENIED, msg, strlen(msg));
 	}
 }
 
@@ -391,11 +391,11 @@ int control_request(const char *runtime_dir, int argc, char **argv, int timeout_
 		if (errno == EACCES || errno == EPERM) {
 			fprintf(stderr, "seatd-lease %s: permission denied on %s: run it as root, or "
 					"as a member of the seat map's control_group\n", argv[0], addr.sun_path);
-			return CONTROL_DENIED;
+			return EXIT_DENIED;
 		}
 		fprintf(stderr, "seatd-lease %s: no seatd-lease is running (%s: %s)\n", argv[0],
 				addr.sun_path, strerror(errno));
-		return CONTROL_NO_DAEMON;
+		return EXIT_NO_DAEMON;
 	}
 	return control_exchange(fd, addr.sun_path, argc, argv, timeout_ms);
 }
@@ -410,7 +410,7 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 		if (n < 0 || (size_t)n >= sizeof(request) - len - 1) {
 			fprintf(stderr, "seatd-lease %s: request too long\n", argv[0]);
 			close(fd);
-			return CONTROL_USAGE;
+			return EXIT_USAGE;
 		}
 		len += (size_t)n;
 	}
@@ -423,7 +423,7 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 		fprintf(stderr, "seatd-lease %s: cannot send to %s: %s\n", argv[0], path,
 				strerror(errno));
 		close(fd);
-		return CONTROL_NO_DAEMON;
+		return EXIT_NO_DAEMON;
 	}
 	char *reply = NULL;
 	size_t reply_len = 0;
@@ -439,7 +439,7 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 				"it may be stopped or stuck: see its log\n", argv[0], path,
 				timeout_ms / 1000.0);
 		free(reply);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	char *body = reply != NULL ? strchr(reply, '\n') : NULL;
 	int status;
@@ -448,11 +448,11 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 		fprintf(stderr, "seatd-lease %s: the daemon closed the connection without an "
 				"answer\n", argv[0]);
 		free(reply);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	body++;
-	FILE *dest = status == CONTROL_OK ? stdout : stderr;
-	if (status != CONTROL_OK) {
+	FILE *dest = status == EXIT_OK ? stdout : stderr;
+	if (status != EXIT_OK) {
 		fprintf(dest, "seatd-lease %s: ", argv[0]);
 	}
 	fputs(body, dest);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "exit-status.h"
 #include "poller.h"
 
 /*
@@ -14,17 +15,9 @@
  *
  * A request is one line of words, which ends the request: one with more
  * after its newline, or with a NUL or other control character in it, is
- * refused (CONTROL_USAGE) and nothing of it is done. The reply is a line
+ * refused (EXIT_USAGE) and nothing of it is done. The reply is a line
  * holding the exit status the client should return, then text for the user.
  */
-
-/* Exit statuses of the control commands (seatd-lease(8) lists them). */
-#define CONTROL_OK 0
-#define CONTROL_FAILED 1
-#define CONTROL_USAGE 2
-#define CONTROL_NO_DAEMON 3
-#define CONTROL_DENIED 4
-#define CONTROL_NO_SEAT 5
 
 /* The most words a request may have. */
 #define CONTROL_MAX_WORDS 8
@@ -58,7 +51,7 @@ bool control_daemon_running(const char *runtime_dir);
 #define CONTROL_REPLY_TIMEOUT_MS 30000
 
 /* The client: sends argv to the daemon, prints its reply (on stdout, or on
- * stderr when it is an error) and returns the exit status; CONTROL_FAILED
+ * stderr when it is an error) and returns the exit status; EXIT_FAILED
  * when no whole reply came within timeout_ms (a stopped or stuck daemon). */
 int control_request(const char *runtime_dir, int argc, char **argv, int timeout_ms);
 /* control_request's exchange on a connected socket (named path in messages),

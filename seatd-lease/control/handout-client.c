@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "exit-status.h"
 #include "fdpass.h"
 #include "handout-client.h"
 #include "handout-wire.h"
@@ -28,14 +28,14 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(why, whylen, "socket: %s", strerror(errno));
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) != 0) {
 		int e = errno;
 		close(fd);
 		snprintf(why, whylen, "no seatd-lease daemon answers on %s (%s); is "
 				"seatd-lease.service running?", addr->sun_path, strerror(e));
-		return e == ENOENT || e == ECONNREFUSED ? CONTROL_NO_DAEMON : CONTROL_FAILED;
+		return e == ENOENT || e == ECONNREFUSED ? EXIT_NO_DAEMON : EXIT_FAILED;
 	}
 	static char msg[HANDOUT_MSG_MAX + 1];
 	int n = snprintf(msg, sizeof(msg), "lease %s\n", seat);
@@ -43,14 +43,14 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 		snprintf(why, whylen, "cannot send the request to %s: %s", addr->sun_path,
 				n > 0 && (size_t)n < sizeof(msg) ? strerror(errno) : "seat name too long");
 		close(fd);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	long long left = deadline - now_ms();
 	if (poll(&p, 1, left > 0 ? (int)left : 0) != 1) {
 		snprintf(why, whylen, "the daemon did not answer on %s in time", addr->sun_path);
 		close(fd);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	int got;
 	ssize_t len = fdpass_recv(fd, msg, sizeof(msg), &got);
@@ -59,13 +59,13 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	size_t tlen;
 	if (len <= 0 || !handout_parse_reply(msg, (size_t)len, &status, &text, &tlen)) {
 		snprintf(why, whylen, "the daemon's answer on %s is not one", addr->sun_path);
-		status = CONTROL_FAILED;
+		status = EXIT_FAILED;
 	} else if (status != 0) {
 		snprintf(why, whylen, "%.*s", (int)tlen, text);
 	} else if (got < 0) {
 		snprintf(why, whylen, "the daemon's answer on %s came without the lease",
 				addr->sun_path);
-		status = CONTROL_FAILED;
+		status = EXIT_FAILED;
 	}
 	if (status != 0) {
 		if (got >= 0) {
@@ -89,7 +89,7 @@ int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, i
 			runtime_dir, seat);
 	if (n < 0 || (size_t)n >= sizeof(addr.sun_path)) {
 		snprintf(why, whylen, "runtime_dir %s is too long for a socket path", runtime_dir);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	if (access(addr.sun_path, F_OK) != 0) {
 		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/" HANDOUT_SOCKET, runtime_dir);
@@ -97,11 +97,11 @@ int handout_request(const char *runtime_dir, const char *seat, int timeout_ms, i
 	long long deadline = now_ms() + timeout_ms;
 	for (;;) {
 		int status = ask_once(&addr, seat, deadline, sock, lease_fd, conf, why, whylen);
-		if (status != HANDOUT_NOT_READY) {
+		if (status != EXIT_NOT_READY) {
 			return status;
 		}
 		if (now_ms() + RETRY_MS >= deadline) {
-			return CONTROL_FAILED;
+			return EXIT_FAILED;
 		}
 		usleep(RETRY_MS * 1000);
 	}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "exit-status.h"
+
 /*
  * The lease hand-out's messages, on runtime_dir/handout (SOCK_SEQPACKET:
  * one message per send, a file descriptor with it). Text, each message at
@@ -15,8 +17,8 @@
  *                                      server configuration, any lines, or
  *                                      none; the holder's own to write where
  *                                      its X server reads it)
- *            "STATUS\nWHY\n"          (STATUS: an exit status of
- *                                      control.h, HANDOUT_NOT_READY: ask again)
+ *            "STATUS\nWHY\n"          (STATUS: an exit status,
+ *                                      exit-status.h; EXIT_NOT_READY: ask again)
  *
  * The socket is runtime_dir/handout; a seat run in a process of its own
  * (`seatd-lease seat NAME`) has runtime_dir/handout.NAME, asked first.
@@ -28,8 +30,6 @@
 
 #define HANDOUT_SOCKET "handout"
 #define HANDOUT_MSG_MAX 65536
-/* The seat has no lease to give yet (starting, waiting for its outputs). */
-#define HANDOUT_NOT_READY 6
 
 /* The seat NAME of a request, into seat; false if buf (len bytes) is not
  * one. Pure. */

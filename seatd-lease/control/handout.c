@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "exit-status.h"
 #include "fdpass.h"
 #include "handout-wire.h"
 #include "handout.h"
@@ -95,7 +95,7 @@ static void release(struct hold *c) {
 static bool take_request(struct hold *c, const char *buf, size_t len) {
 	char seat[SEAT_NAME_MAX], why[1024] = "";
 	if (!handout_parse_request(buf, len, seat, sizeof(seat))) {
-		reply(c, CONTROL_USAGE, "not a request: send 'lease NAME'", -1);
+		reply(c, EXIT_USAGE, "not a request: send 'lease NAME'", -1);
 		return false;
 	}
 	struct hold *old = find_hold(c->h, seat);
@@ -106,7 +106,7 @@ static bool take_request(struct hold *c, const char *buf, size_t len) {
 	const char *conf = NULL;
 	int status = c->h->ask(c->h->data, seat, c->cred.pid, &fd, &conf, why, sizeof(why));
 	if (status != 0) {
-		if (status != HANDOUT_NOT_READY) {
+		if (status != EXIT_NOT_READY) {
 			log_info("handout: pid %d asked for seat %s: %s", (int)c->cred.pid, seat, why);
 		}
 		reply(c, status, why, -1);
@@ -179,7 +179,7 @@ static void accept_hold(int fd, uint32_t events, void *data) {
 	if (cred.uid != 0) {
 		log_warning("handout: refused uid %d (pid %d): only root may take a seat's lease "
 				"from %s", (int)cred.uid, (int)cred.pid, h->path);
-		reply(c, CONTROL_DENIED, "permission denied: only root may take a seat's lease", -1);
+		reply(c, EXIT_DENIED, "permission denied: only root may take a seat's lease", -1);
 		hold_close(c);
 	}
 }

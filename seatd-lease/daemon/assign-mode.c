@@ -4,7 +4,7 @@
 
 #include "assign-mode.h"
 #include "assign-proto.h"
-#include "control.h"
+#include "exit-status.h"
 #include "helper-path.h"
 #include "log.h"
 #include "reload.h"
@@ -28,27 +28,27 @@ static unsigned seat_number(const struct seatmap *map, const char *name) {
 static int check_names(struct fleet *fleet, int argc, char **argv, FILE *out) {
 	if (argc < 2) {
 		fprintf(out, "assign-begin takes the seats' NAMEs\n");
-		return CONTROL_USAGE;
+		return EXIT_USAGE;
 	}
 	for (int i = 1; i < argc; i++) {
 		unsigned n = seat_number(fleet->map, argv[i]);
 		if (n == 0 || fleet_find(fleet, argv[i]) == NULL) {
 			fprintf(out, "no seat %s in %s; nothing was changed\n", argv[i], fleet->map->path);
-			return CONTROL_NO_SEAT;
+			return EXIT_NO_SEAT;
 		}
 		if (n > ASSIGN_MAX_SEATS) {
 			fprintf(out, "seat %s is seat %u of the map; only the first %d have an F-key to "
 					"be assigned with; nothing was changed\n", argv[i], n, ASSIGN_MAX_SEATS);
-			return CONTROL_USAGE;
+			return EXIT_USAGE;
 		}
 	}
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 
 int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out) {
 	int status = check_names(fleet, argc, argv, out);
-	if (status != CONTROL_OK) {
+	if (status != EXIT_OK) {
 		return status;
 	}
 	char screen[PATH_MAX];
@@ -75,7 +75,7 @@ int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out) {
 		fprintf(out, "seat %s: restarting with no input devices and its assignment screen "
 				"(F%u)\n", name, n);
 	}
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 int assign_mode_end(struct fleet *fleet, FILE *out) {
@@ -89,7 +89,7 @@ int assign_mode_end(struct fleet *fleet, FILE *out) {
 		struct fleet_seat *fs = fleet_find(fleet, was->seats[i].name);
 		log_notice("seat %s: assignment mode ends", was->seats[i].name);
 		/* A reload that failed left it on its screen: back as the map it runs says. */
-		if (status != CONTROL_OK && fs != NULL) {
+		if (status != EXIT_OK && fs != NULL) {
 			fleet_retire(fs, true);
 		}
 	}

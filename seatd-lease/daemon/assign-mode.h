@@ -25,7 +25,7 @@ struct seat_config assign_mode_config(const struct seat_config *seat, const char
 /*
  * `assign-begin NAME...` (argv[0] the verb): each seat named, of the
  * current map, is restarted in assignment mode. Nothing is done unless
- * every name is a seat that can be (CONTROL_NO_SEAT, CONTROL_USAGE).
+ * every name is a seat that can be (EXIT_NO_SEAT, EXIT_USAGE).
  * Writes the report to out; returns a CONTROL_* status.
  */
 int assign_mode_begin(struct fleet *fleet, int argc, char **argv, FILE *out);

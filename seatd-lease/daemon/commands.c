@@ -5,7 +5,7 @@
 
 #include "assign-mode.h"
 #include "commands.h"
-#include "control.h"
+#include "exit-status.h"
 #include "fleet.h"
 #include "log.h"
 #include "machine.h"
@@ -43,7 +43,7 @@ static int print_status(struct fleet *fleet, bool json, FILE *out) {
 	free(inputs);
 	free(devices);
 	free(seats);
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 static int seat_command(struct fleet *fleet, const char *verb, const char *name, FILE *out) {
@@ -56,14 +56,14 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 			}
 		}
 		fprintf(out, "\n");
-		return CONTROL_NO_SEAT;
+		return EXIT_NO_SEAT;
 	}
 	struct seat *seat = runner_seat(fs->runner);
 	const char *was = seat_state_name(seat->state);
 	if (strcmp(verb, "start") == 0) {
 		if (!seat_is_idle(seat)) {
 			fprintf(out, "seat %s is already %s\n", name, was);
-			return CONTROL_OK;
+			return EXIT_OK;
 		}
 		log_notice("seat %s: start asked for", name);
 		seat_start(seat);
@@ -71,7 +71,7 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 		fs->restart_requested = false;
 		if (seat_is_idle(seat)) {
 			fprintf(out, "seat %s is already %s\n", name, was);
-			return CONTROL_OK;
+			return EXIT_OK;
 		}
 		log_notice("seat %s: stop asked for", name);
 		seat_stop(seat);
@@ -85,7 +85,7 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 		}
 	}
 	fprintf(out, "seat %s: %s -> %s\n", name, was, seat_state_name(seat->state));
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 int commands_handle(void *data, int argc, char **argv, FILE *out) {
@@ -95,7 +95,7 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 		bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
 		if (argc == 2 && !json) {
 			fprintf(out, "status takes --json or nothing, not '%s'\n", argv[1]);
-			return CONTROL_USAGE;
+			return EXIT_USAGE;
 		}
 		return print_status(fleet, json, out);
 	}
@@ -103,21 +103,21 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 			strcmp(cmd, "restart") == 0) && argc == 2) {
 		if (fleet->shutting_down) {
 			fprintf(out, "seatd-lease is stopping\n");
-			return CONTROL_FAILED;
+			return EXIT_FAILED;
 		}
 		return seat_command(fleet, cmd, argv[1], out);
 	}
 	if (strcmp(cmd, "reload") == 0 && argc == 1) {
 		if (fleet->shutting_down) {
 			fprintf(out, "seatd-lease is stopping\n");
-			return CONTROL_FAILED;
+			return EXIT_FAILED;
 		}
 		return reload(fleet, out);
 	}
 	if ((strcmp(cmd, "assign-begin") == 0 || strcmp(cmd, "assign-end") == 0) &&
 			fleet->shutting_down) {
 		fprintf(out, "seatd-lease is stopping\n");
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	if (strcmp(cmd, "assign-begin") == 0) {
 		return assign_mode_begin(fleet, argc, argv, out);
@@ -127,5 +127,5 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 	}
 	fprintf(out, "unknown request '%s'; the daemon takes status [--json], start NAME, stop "
 			"NAME, restart NAME, reload, assign-begin NAME..., assign-end\n", cmd);
-	return CONTROL_USAGE;
+	return EXIT_USAGE;
 }

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
-#include "control.h"
+#include "exit-status.h"
 #include "fleet.h"
 #include "input.h"
+#include "load.h"
 #include "log.h"
 #include "notify.h"
 #include "reload-plan.h"
@@ -123,5 +123,5 @@ int reload(struct fleet *fleet, FILE *out) {
 	free(text);
 	notify_ready();
 	fleet_notify(fleet);
-	return map != NULL ? CONTROL_OK : CONTROL_FAILED;
+	return map != NULL ? EXIT_OK : EXIT_FAILED;
 }

@@ -9,7 +9,7 @@
  * Reads the seat map again. An invalid one changes nothing; a valid one
  * starts new seats, stops removed ones, restarts changed ones and leaves
  * the others alone. The report goes to the log, and to out unless NULL.
- * Returns CONTROL_OK, or CONTROL_FAILED when nothing changed.
+ * Returns EXIT_OK, or EXIT_FAILED when nothing changed.
  */
 int reload(struct fleet *fleet, FILE *out);
 

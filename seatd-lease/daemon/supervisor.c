@@ -55,7 +55,7 @@ static int handout_ask(void *data, const char *seat, pid_t pid, int *fd, const c
 	struct fleet_seat *fs = fleet_find(fleet, seat);
 	if (fs == NULL) {
 		snprintf(why, whylen, "no seat %s in %s", seat, fleet->map->path);
-		return CONTROL_NO_SEAT;
+		return EXIT_NO_SEAT;
 	}
 	return runner_dm_ask(fs->runner, pid, fd, conf, why, whylen);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "exit-status.h"
 #include "handout-wire.h"
 #include "log.h"
 #include "runner-impl.h"
@@ -82,18 +82,18 @@ int runner_dm_ask(struct runner *r, pid_t pid, int *fd, const char **conf, char 
 	if (!r->seat.config->display_manager) {
 		snprintf(why, whylen, "seat %s is not a display manager's: seatd-lease runs its X "
 				"server itself (give it session = display-manager)", name);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	if (r->seat.state != SEAT_RUNNING || r->seat.lease == NULL) {
 		snprintf(why, whylen, "seat %s has no lease yet (%s%s%s)", name,
 				seat_state_name(r->seat.state), r->seat.last_error[0] ? ": " : "",
 				r->seat.last_error);
-		return seat_is_idle(&r->seat) ? CONTROL_FAILED : HANDOUT_NOT_READY;
+		return seat_is_idle(&r->seat) ? EXIT_FAILED : EXIT_NOT_READY;
 	}
 	if (r->dm_holder != 0) {
 		snprintf(why, whylen, "seat %s's lease is held by pid %d already; it is handed "
 				"out again once that process has ended", name, (int)r->dm_holder);
-		return CONTROL_FAILED;
+		return EXIT_FAILED;
 	}
 	r->dm_holder = pid;
 	*fd = r->seat.lease->fd;

@@ -5,7 +5,7 @@
  * must return that status, which must be an exit status (0 to 255), and
  * print the text exactly (up to a NUL), on stdout for 0, on stderr after
  * "seatd-lease status: " for any other; a reply without a status line (or
- * with one that is not an exit status) is CONTROL_FAILED with its message
+ * with one that is not an exit status) is EXIT_FAILED with its message
  * on stderr. Nothing else is printed.
  */
 #include <stdbool.h>
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	int want = -1;
 	bool is_reply = nl != NULL && sscanf(reply, "%d", &want) == 1 && want >= 0 && want <= 255;
 	if (!is_reply) {
-		if (status != CONTROL_FAILED || !printed_is(got_out, "", "") ||
+		if (status != EXIT_FAILED || !printed_is(got_out, "", "") ||
 				!printed_is(got_err, "seatd-lease status: ", "the daemon closed the "
 						"connection without an answer\n")) {
 			abort();

@@ -36,7 +36,7 @@ static int big_reply(void *data, int argc, char **argv, FILE *out) {
 	for (size_t i = 0; i < BIG_REPLY / 64; i++) {
 		fprintf(out, "%-63s\n", "seat-line");
 	}
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 static int setup(void **state) {

@@ -75,7 +75,7 @@ static void the_reply_gives_the_exit_status(void **state) {
 	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), 5);
 	standin_stop(&s);
 	standin_start(&s, "0\nSEAT STATE\n");
-	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), CONTROL_OK);
+	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), EXIT_OK);
 	standin_stop(&s);
 }
 
@@ -84,7 +84,7 @@ static void a_daemon_that_never_answers_is_given_up(void **state) {
 	struct standin s;
 	standin_start(&s, NULL);
 	double start = seconds();
-	assert_int_equal(control_request(s.dir, 1, status_argv, 300), CONTROL_FAILED);
+	assert_int_equal(control_request(s.dir, 1, status_argv, 300), EXIT_FAILED);
 	double took = seconds() - start;
 	assert_true(took >= 0.29 && took < 3);
 	standin_stop(&s);
@@ -94,7 +94,7 @@ static void a_cut_short_reply_is_a_failure(void **state) {
 	(void)state;
 	struct standin s;
 	standin_start(&s, "0");
-	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), CONTROL_FAILED);
+	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), EXIT_FAILED);
 	standin_stop(&s);
 }
 
@@ -108,7 +108,7 @@ static void a_refusal_sent_before_the_request_is_read(void **state) {
 	assert_int_equal(write(sv[1], refusal, strlen(refusal)), (ssize_t)strlen(refusal));
 	close(sv[1]);
 	assert_int_equal(control_exchange(sv[0], "stand-in", 1, status_argv, 5000),
-			CONTROL_DENIED);
+			EXIT_DENIED);
 }
 
 /* The daemon's side: what the request handler got. */
@@ -125,7 +125,7 @@ static int record_request(void *data, int argc, char **argv, FILE *out) {
 		snprintf(seen->words + n, sizeof(seen->words) - n, "%s%s", i > 0 ? "|" : "", argv[i]);
 	}
 	fprintf(out, "done\n");
-	return CONTROL_OK;
+	return EXIT_OK;
 }
 
 static void guard_fired(void *data) {
@@ -166,19 +166,19 @@ static void a_request_ends_at_its_first_newline(void **state) {
 		skip(); /* the daemon takes root and its control group only */
 	}
 	struct seen seen = {0};
-	assert_int_equal(raw_request("stop s1\n", 8, &seen), CONTROL_OK);
+	assert_int_equal(raw_request("stop s1\n", 8, &seen), EXIT_OK);
 	assert_int_equal(seen.calls, 1);
 	assert_string_equal(seen.words, "stop|s1");
 	/* Words on later lines are not the request's: refused, nothing done. */
 	const char *bad[] = {"stop\ns1\n", "status\nstop s1\n", "status\nstop s1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		seen = (struct seen){0};
-		assert_int_equal(raw_request(bad[i], strlen(bad[i]), &seen), CONTROL_USAGE);
+		assert_int_equal(raw_request(bad[i], strlen(bad[i]), &seen), EXIT_USAGE);
 		assert_int_equal(seen.calls, 0);
 	}
 	/* Nor does a NUL cut a request short. */
 	seen = (struct seen){0};
-	assert_int_equal(raw_request("stop s1\0reload\n", 15, &seen), CONTROL_USAGE);
+	assert_int_equal(raw_request("stop s1\0reload\n", 15, &seen), EXIT_USAGE);
 	assert_int_equal(seen.calls, 0);
 }
 
@@ -209,7 +209,7 @@ static void requests_are_parsed_into_words(void **state) {
 static void no_socket_is_no_daemon(void **state) {
 	(void)state;
 	assert_int_equal(control_request("/nonexistent/seatd-lease", 1, status_argv, 300),
-			CONTROL_NO_DAEMON);
+			EXIT_NO_DAEMON);
 }
 
 int main(void) {

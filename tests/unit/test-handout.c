@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "control.h"
+#include "exit-status.h"
 #include "fdpass.h"
 #include "handout-client.h"
 #include "handout-wire.h"
@@ -53,7 +53,7 @@ static void replies_parse(void **state) {
 	assert_int_equal(len, 0);
 	/* Else why, one line. */
 	assert_true(handout_parse_reply("6\nnot yet\n", 10, &status, &text, &len));
-	assert_int_equal(status, HANDOUT_NOT_READY);
+	assert_int_equal(status, EXIT_NOT_READY);
 	assert_int_equal(len, 7);
 	assert_memory_equal(text, "not yet", 7);
 	const char *bad[] = {"0", "\nx\n", "x\ny\n", "1\na\nb\n", "1234\nx\n", "1\nno newline",
@@ -115,11 +115,11 @@ static int ask(void *data, const char *seat, pid_t pid, int *fd, const char **co
 	(void)pid;
 	if (strcmp(seat, "b") == 0 && ++w->b_asks <= 2) {
 		snprintf(why, whylen, "seat b is starting");
-		return HANDOUT_NOT_READY;
+		return EXIT_NOT_READY;
 	}
 	if (strcmp(seat, "a") != 0 && strcmp(seat, "b") != 0) {
 		snprintf(why, whylen, "no seat %s", seat);
-		return CONTROL_NO_SEAT;
+		return EXIT_NO_SEAT;
 	}
 	*fd = w->lease_fd;
 	*conf = strcmp(seat, "a") == 0 ? "Section \"Device\"\nEndSection\n" : NULL;
@@ -207,7 +207,7 @@ static void leases_go_out_and_come_back(void **state) {
 		pid_t pid = client(dir, "a", out[1], hold[0]);
 		dispatch_until(poller, out[0]);
 		read_line(out[0], line, sizeof(line));
-		assert_int_equal(atoi(line), CONTROL_DENIED);
+		assert_int_equal(atoi(line), EXIT_DENIED);
 		assert_int_equal(waitpid(pid, NULL, 0), pid);
 		handout_close(h);
 		goto done;
@@ -270,7 +270,7 @@ static void leases_go_out_and_come_back(void **state) {
 	pid = client(dir, "c", out[1], hold[0]);
 	dispatch_until(poller, out[0]);
 	read_line(out[0], line, sizeof(line));
-	assert_int_equal(atoi(line), CONTROL_NO_SEAT);
+	assert_int_equal(atoi(line), EXIT_NO_SEAT);
 	assert_non_null(strstr(line, "no seat c"));
 	assert_int_equal(write(hold[1], "x", 1), 1);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -282,7 +282,7 @@ static void leases_go_out_and_come_back(void **state) {
 	int sock, fd;
 	char *conf, why[256];
 	assert_int_equal(handout_request(dir, "a", 1000, &sock, &fd, &conf, why, sizeof(why)),
-			CONTROL_NO_DAEMON);
+			EXIT_NO_DAEMON);
 	assert_non_null(strstr(why, "no seatd-lease daemon answers"));
 done:
 	poller_remove(tick);
