@@ -16,7 +16,7 @@
 
 /* A client (pid) asks for seat's lease: returns 0 with *fd (the daemon's:
  * the hand-out sends it, it is not closed) and *conf (the X server's
- * configuration text, NULL for none; not freed), or a status of control.h
+ * configuration text, NULL for none; not freed), or an exit status (exit-status.h)
  * or EXIT_NOT_READY with why. */
 typedef int (*handout_ask_fn)(void *data, const char *seat, pid_t pid, int *fd,
 		const char **conf, char *why, size_t whylen);
