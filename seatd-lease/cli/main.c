@@ -7,7 +7,7 @@
 
 #include "assign-run.h"
 #include "check.h"
-#include "control.h"
+#include "control-client.h"
 #include "identify.h"
 #include "load.h"
 #include "log.h"

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <grp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +12,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "control-wire.h"
 #include "control.h"
 #include "log.h"
 #include "sock.h"
 
-/* A request is a seat name and a few words: anything longer is not one. */
-#define REQUEST_MAX 512
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
 /* The most a client's reply may hold in the daemon: a reply is queued and
@@ -29,7 +29,7 @@ struct control_client {
 	struct control *control;
 	int fd;
 	struct poller_source *source, *timer;
-	char buf[REQUEST_MAX];
+	char buf[CONTROL_REQUEST_MAX];
 	size_t len;
 	struct ucred cred;
 	/* The reply, once there is one: what is not sent yet is reply + sent. */
@@ -50,12 +50,6 @@ struct control {
 	void *data;
 	struct control_client *clients;
 };
-
-static int socket_path(const char *runtime_dir, struct sockaddr_un *addr) {
-	*addr = (struct sockaddr_un){.sun_family = AF_UNIX};
-	int n = snprintf(addr->sun_path, sizeof(addr->sun_path), "%s/control", runtime_dir);
-	return n > 0 && (size_t)n < sizeof(addr->sun_path) ? 0 : -1;
-}
 
 static void client_close(struct control_client *c) {
 	struct control_client **p = &c->control->clients;
@@ -116,36 +110,6 @@ static void queue_reply(struct control_client *c, int status, const char *text, 
 			poller_timer_arm(c->timer, REPLY_TIMEOUT_MS) != 0) {
 		client_close(c);
 	}
-}
-
-/* Whether the buffer is one line of text (its newline at len - 1). */
-static bool one_line(const char *buf, size_t len) {
-	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned char ch = (unsigned char)buf[i];
-		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-			return false;
-		}
-	}
-	return len > 0 && buf[len - 1] == '\n';
-}
-
-int control_parse(char *buf, size_t len, char *argv[CONTROL_MAX_WORDS + 1]) {
-	/* A request ends at its first newline: nothing may follow it, and
-	 * nothing after a NUL may hide in it. */
-	if (!one_line(buf, len)) {
-		return -1;
-	}
-	buf[len - 1] = '\0';
-	int argc = 0;
-	char *save = NULL;
-	for (char *w = strtok_r(buf, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save)) {
-		if (argc == CONTROL_MAX_WORDS) {
-			return -2;
-		}
-		argv[argc++] = w;
-	}
-	argv[argc] = NULL;
-	return argc;
 }
 
 static void handle_request(struct control_client *c) {
@@ -281,7 +245,7 @@ static void accept_client(int fd, uint32_t events, void *data) {
 struct control *control_open(struct poller *poller, const char *runtime_dir,
 		const char *group, control_fn fn, void *data) {
 	struct sockaddr_un addr;
-	if (socket_path(runtime_dir, &addr) != 0) {
+	if (control_socket_path(runtime_dir, &addr) != 0) {
 		log_error("control: runtime_dir %s is too long for a socket path", runtime_dir);
 		return NULL;
 	}
@@ -329,133 +293,4 @@ void control_close(struct control *control) {
 	close(control->fd);
 	unlink(control->path);
 	free(control);
-}
-
-static int connect_daemon(const char *runtime_dir, struct sockaddr_un *addr) {
-	if (socket_path(runtime_dir, addr) != 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		return -1;
-	}
-	if (connect(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
-bool control_daemon_running(const char *runtime_dir) {
-	struct sockaddr_un addr;
-	int fd = connect_daemon(runtime_dir, &addr);
-	if (fd < 0) {
-		return false;
-	}
-	close(fd);
-	return true;
-}
-
-/* Reads until EOF into out: false when the deadline came first. */
-static bool read_reply(int fd, FILE *out, uint64_t deadline) {
-	char buf[4096];
-	for (;;) {
-		uint64_t now = poller_now_ms();
-		if (now >= deadline) {
-			return false;
-		}
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int r = poll(&pfd, 1, (int)(deadline - now));
-		ssize_t n = r > 0 ? read(fd, buf, sizeof(buf)) : r;
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (r == 0) {
-			return false;
-		}
-		/* An error ends the reply as EOF does: the caller finds it cut short. */
-		if (n <= 0) {
-			return true;
-		}
-		fwrite(buf, 1, (size_t)n, out);
-	}
-}
-
-int control_request(const char *runtime_dir, int argc, char **argv, int timeout_ms) {
-	struct sockaddr_un addr;
-	int fd = connect_daemon(runtime_dir, &addr);
-	if (fd < 0) {
-		if (errno == EACCES || errno == EPERM) {
-			fprintf(stderr, "seatd-lease %s: permission denied on %s: run it as root, or "
-					"as a member of the seat map's control_group\n", argv[0], addr.sun_path);
-			return EXIT_DENIED;
-		}
-		fprintf(stderr, "seatd-lease %s: no seatd-lease is running (%s: %s)\n", argv[0],
-				addr.sun_path, strerror(errno));
-		return EXIT_NO_DAEMON;
-	}
-	return control_exchange(fd, addr.sun_path, argc, argv, timeout_ms);
-}
-
-int control_exchange(int fd, const char *path, int argc, char **argv, int timeout_ms) {
-	uint64_t deadline = poller_now_ms() + (uint64_t)timeout_ms;
-	char request[REQUEST_MAX];
-	size_t len = 0;
-	for (int i = 0; i < argc; i++) {
-		int n = snprintf(request + len, sizeof(request) - len, "%s%s", i > 0 ? " " : "",
-				argv[i]);
-		if (n < 0 || (size_t)n >= sizeof(request) - len - 1) {
-			fprintf(stderr, "seatd-lease %s: request too long\n", argv[0]);
-			close(fd);
-			return EXIT_USAGE;
-		}
-		len += (size_t)n;
-	}
-	request[len++] = '\n';
-	/* A daemon that refuses the peer answers and closes without reading: the
-	 * request then meets a closed socket (EPIPE, and no SIGPIPE), but the
-	 * answer is already here to read. */
-	if (send(fd, request, len, MSG_NOSIGNAL) != (ssize_t)len && errno != EPIPE &&
-			errno != ECONNRESET) {
-		fprintf(stderr, "seatd-lease %s: cannot send to %s: %s\n", argv[0], path,
-				strerror(errno));
-		close(fd);
-		return EXIT_NO_DAEMON;
-	}
-	char *reply = NULL;
-	size_t reply_len = 0;
-	FILE *out = open_memstream(&reply, &reply_len);
-	if (out == NULL) {
-		abort();
-	}
-	bool whole = read_reply(fd, out, deadline);
-	fclose(out);
-	close(fd);
-	if (!whole) {
-		fprintf(stderr, "seatd-lease %s: the daemon on %s did not answer within %g s; "
-				"it may be stopped or stuck: see its log\n", argv[0], path,
-				timeout_ms / 1000.0);
-		free(reply);
-		return EXIT_FAILED;
-	}
-	char *body = reply != NULL ? strchr(reply, '\n') : NULL;
-	int status;
-	/* The status is what this process exits with: 256 would be 0. */
-	if (body == NULL || sscanf(reply, "%d", &status) != 1 || status < 0 || status > 255) {
-		fprintf(stderr, "seatd-lease %s: the daemon closed the connection without an "
-				"answer\n", argv[0]);
-		free(reply);
-		return EXIT_FAILED;
-	}
-	body++;
-	FILE *dest = status == EXIT_OK ? stdout : stderr;
-	if (status != EXIT_OK) {
-		fprintf(dest, "seatd-lease %s: ", argv[0]);
-	}
-	fputs(body, dest);
-	free(reply);
-	return status;
 }

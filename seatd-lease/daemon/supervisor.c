@@ -7,6 +7,7 @@
 
 #include "cgroup.h"
 #include "commands.h"
+#include "control-client.h"
 #include "control.h"
 #include "fleet.h"
 #include "handout-wire.h"

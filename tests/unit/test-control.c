@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "control-client.h"
+#include "control-wire.h"
 #include "control.h"
 
 /* A stand-in daemon: a socket at DIR/control whose one client gets reply
