@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control-wire.h"
+
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
