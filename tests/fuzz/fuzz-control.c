@@ -11,7 +11,6 @@
 
 #include "control-wire.h"
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
