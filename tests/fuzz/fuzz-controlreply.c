@@ -20,7 +20,6 @@
 
 #include "control-client.h"
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* The sanitizers' reports go to the real stderr while the target's is taken. */
