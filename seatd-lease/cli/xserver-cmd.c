@@ -11,6 +11,7 @@
 #include "load.h"
 #include "values.h"
 #include "xalloc.h"
+#include "xserver-argv.h"
 #include "xserver-cmd.h"
 
 /* How long the X server waits for its seat to have a lease (the display
@@ -41,24 +42,15 @@ static bool is_vt(const char *arg) {
 
 char **xserver_dm_argv(const struct seatmap *map, const struct seat_config *seat, int nargs,
 		char *const *args, int lease_fd, const char *conf) {
-	char **argv = xcalloc((size_t)nargs + seat->n_xserver_args + 6, sizeof(char *));
+	char **words = xcalloc((size_t)nargs + 1, sizeof(char *));
 	size_t n = 0;
-	argv[n++] = xstrdup(map->xserver);
 	for (int i = 0; i < nargs; i++) {
 		if (!is_vt(args[i])) {
-			argv[n++] = xstrdup(args[i]);
+			words[n++] = args[i];
 		}
 	}
-	argv[n++] = xstrdup("-masterfd");
-	argv[n++] = xasprintf("%d", lease_fd);
-	if (conf[0] != '\0') {
-		argv[n++] = xstrdup("-config");
-		argv[n++] = xstrdup(conf);
-	}
-	for (size_t i = 0; i < seat->n_xserver_args; i++) {
-		argv[n++] = xstrdup(seat->xserver_args[i]);
-	}
-	argv[n] = NULL;
+	char **argv = xserver_argv_on_lease(map, seat, words, n, lease_fd, conf);
+	free(words);
 	return argv;
 }
 

@@ -20,9 +20,8 @@ int cmd_xserver(const char *config, int nargs, char **args);
 /* The value of -seat in args, or NULL. Pure. */
 const char *xserver_dm_seat(int nargs, char *const *args);
 
-/* The argv that cmd_xserver execs for seat (strv_free): map->xserver, args
- * without a VT ("vtN"), -masterfd lease_fd, -config conf (none when conf is
- * ""), then seat's xserver_args. Pure. */
+/* The argv that cmd_xserver execs for seat (strv_free): args without a VT
+ * ("vtN") on the lease, as host/xserver-argv.h builds it. Pure. */
 char **xserver_dm_argv(const struct seatmap *map, const struct seat_config *seat, int nargs,
 		char *const *args, int lease_fd, const char *conf);
 

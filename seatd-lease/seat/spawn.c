@@ -18,6 +18,7 @@
 #include "spawn.h"
 #include "values.h"
 #include "xalloc.h"
+#include "xserver-argv.h"
 
 /* The user's supplementary groups, as initgroups() would set them: here,
  * in the parent, since NSS is no business of a child between fork and
@@ -96,35 +97,16 @@ void seat_paths_finish(struct seat_paths *p) {
 
 char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 		const struct seat_paths *paths) {
-	char **argv = xcalloc(20 + seat->n_xserver_args, sizeof(char *));
-	size_t n = 0;
-	argv[n++] = xstrdup(map->xserver);
-	argv[n++] = xasprintf(":%d", seat->display);
-	argv[n++] = xstrdup("-seat");
-	char id[SEAT_ID_MAX];
-	argv[n++] = xstrdup(seat_id(seat->name, id));
-	argv[n++] = xstrdup("-masterfd");
-	argv[n++] = xasprintf("%d", SPAWN_LEASE_FD);
-	argv[n++] = xstrdup("-displayfd");
-	argv[n++] = xasprintf("%d", SPAWN_READY_FD);
-	argv[n++] = xstrdup("-auth");
-	argv[n++] = xstrdup(paths->xauthority);
-	argv[n++] = xstrdup("-config");
-	argv[n++] = xstrdup(paths->xorg_conf);
-	argv[n++] = xstrdup("-logfile");
-	argv[n++] = xstrdup(paths->xorg_log);
-	argv[n++] = xstrdup("-nolisten");
-	argv[n++] = xstrdup("tcp");
+	char display[16], ready[16], id[SEAT_ID_MAX];
+	snprintf(display, sizeof(display), ":%d", seat->display);
+	snprintf(ready, sizeof(ready), "%d", SPAWN_READY_FD);
 	/* Not on the abstract socket either, which anyone can bind first: the
 	 * daemon keeps it, refusing every client (see display.h). */
-	argv[n++] = xstrdup("-nolisten");
-	argv[n++] = xstrdup("local");
-	argv[n++] = xstrdup("-noreset");
-	for (size_t i = 0; i < seat->n_xserver_args; i++) {
-		argv[n++] = xstrdup(seat->xserver_args[i]);
-	}
-	argv[n] = NULL;
-	return argv;
+	char *const words[] = {display, "-seat", (char *)seat_id(seat->name, id), "-displayfd",
+		ready, "-auth", paths->xauthority, "-logfile", paths->xorg_log, "-nolisten", "tcp",
+		"-nolisten", "local", "-noreset"};
+	return xserver_argv_on_lease(map, seat, words, sizeof(words) / sizeof(words[0]),
+			SPAWN_LEASE_FD, paths->xorg_conf);
 }
 
 char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display) {

@@ -51,9 +51,9 @@ struct seat_paths {
 bool seat_paths_init(struct seat_paths *paths, const char *runtime_dir, const char *seat);
 void seat_paths_finish(struct seat_paths *paths);
 
-/* `XSERVER :N -seat seat-NAME -masterfd 3 -displayfd 4 -auth F -config F
- * -logfile F -nolisten tcp -nolisten local -noreset [xserver_args]`;
- * NULL-terminated. */
+/* `XSERVER :N -seat seat-NAME -displayfd 4 -auth F -logfile F -nolisten
+ * tcp -nolisten local -noreset -masterfd 3 -config F [xserver_args]`
+ * (host/xserver-argv.h); NULL-terminated. */
 char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 		const struct seat_paths *paths);
 

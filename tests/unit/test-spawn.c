@@ -42,10 +42,10 @@ static void xserver_arguments(void **state) {
 	struct seat_paths paths;
 	seat_paths_init(&paths, map.runtime_dir, c.name);
 	char **argv = xserver_argv(&map, &c, &paths);
-	const char *want[] = {"/usr/lib/xorg/Xorg", ":11", "-seat", "seat-lab-1", "-masterfd", "3",
-		"-displayfd", "4", "-auth", "/run/sl/lab-1/xauthority", "-config",
-		"/run/sl/lab-1/xorg.conf", "-logfile", "/run/sl/lab-1/log/Xorg.log", "-nolisten", "tcp",
-		"-nolisten", "local", "-noreset", "-dpi", "96", NULL};
+	const char *want[] = {"/usr/lib/xorg/Xorg", ":11", "-seat", "seat-lab-1", "-displayfd", "4",
+		"-auth", "/run/sl/lab-1/xauthority", "-logfile", "/run/sl/lab-1/log/Xorg.log",
+		"-nolisten", "tcp", "-nolisten", "local", "-noreset", "-masterfd", "3", "-config",
+		"/run/sl/lab-1/xorg.conf", "-dpi", "96", NULL};
 	for (size_t i = 0; want[i] != NULL; i++) {
 		assert_non_null(argv[i]);
 		assert_string_equal(argv[i], want[i]);
