@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <linux/input.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +62,12 @@ static void release_grab(struct assign_dev *d) {
 	}
 }
 
-static void add_node(struct assign_input *in, const char *node) {
+/* An event_device_fn: opens node, if a keyboard or pointer. */
+static bool add_node(void *data, const char *node, struct udev_device *plugged) {
+	struct assign_input *in = data;
 	for (size_t i = 0; i < in->n; i++) {
 		if (strcmp(in->devs[i].node, node) == 0) {
-			return;
+			return false;
 		}
 	}
 	int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -75,10 +76,10 @@ static void add_node(struct assign_input *in, const char *node) {
 		if (fd >= 0) {
 			close(fd);
 		}
-		return;
+		return false;
 	}
 	struct assign_dev d = {.node = xstrdup(node), .devnum = st.st_rdev, .fd = fd};
-	struct udev_device *u = udev_device_new_from_devnum(in->udev, 'c', st.st_rdev);
+	struct udev_device *u = udev_device_new_from_devnum(event_devices_udev(in->devices), 'c', st.st_rdev);
 	if (u != NULL) {
 		d.keyboard = prop(u, "ID_INPUT_KEYBOARD");
 		d.pointer = prop(u, "ID_INPUT_MOUSE") || prop(u, "ID_INPUT_TABLET") ||
@@ -92,11 +93,12 @@ static void add_node(struct assign_input *in, const char *node) {
 	if (!d.keyboard && !d.pointer) {
 		close(fd);
 		free(d.node);
-		return;
+		return false;
 	}
 	grab_when_idle(&d);
 	in->devs = xrealloc(in->devs, (in->n + 1) * sizeof(*in->devs));
 	in->devs[in->n++] = d;
+	return true;
 }
 
 static void remove_at(struct assign_input *in, size_t i) {
@@ -109,27 +111,16 @@ static void remove_at(struct assign_input *in, size_t i) {
 
 bool assign_input_open(struct assign_input *in) {
 	*in = (struct assign_input){.started_ms = poller_now_ms()};
-	in->udev = udev_new();
-	if (in->udev == NULL) {
+	in->devices = event_devices_open(add_node, in);
+	if (in->devices == NULL) {
 		fprintf(stderr, "seatd-lease assign: cannot use udev: %s\n", strerror(errno));
 		return false;
 	}
-	in->monitor = udev_monitor_new_from_netlink(in->udev, "udev");
-	if (in->monitor != NULL && (udev_monitor_filter_add_match_subsystem_devtype(in->monitor,
-			"input", NULL) < 0 || udev_monitor_enable_receiving(in->monitor) < 0)) {
-		udev_monitor_unref(in->monitor);
-		in->monitor = NULL;
-	}
-	glob_t g;
-	if (glob("/dev/input/event*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			add_node(in, g.gl_pathv[i]);
-		}
-		globfree(&g);
-	}
-	if (in->n == 0) {
+	if (event_devices_scan(in->devices) == 0) {
 		fprintf(stderr, "seatd-lease assign: cannot open any keyboard or pointer under "
 				"/dev/input; run it as root\n");
+		event_devices_close(in->devices);
+		in->devices = NULL;
 		return false;
 	}
 	return true;
@@ -140,37 +131,20 @@ void assign_input_close(struct assign_input *in) {
 		remove_at(in, in->n - 1);
 	}
 	free(in->devs);
-	if (in->monitor != NULL) {
-		udev_monitor_unref(in->monitor);
-	}
-	udev_unref(in->udev);
+	event_devices_close(in->devices);
 	*in = (struct assign_input){0};
 }
 
 size_t assign_input_fds(const struct assign_input *in, struct pollfd *fds, size_t max) {
 	size_t n = 0;
 	if (max > 0) {
-		fds[n++] = (struct pollfd){.fd = in->monitor ? udev_monitor_get_fd(in->monitor) : -1,
+		fds[n++] = (struct pollfd){.fd = event_devices_fd(in->devices),
 			.events = POLLIN};
 	}
 	for (size_t i = 0; i < in->n && n < max; i++) {
 		fds[n++] = (struct pollfd){.fd = in->devs[i].fd, .events = POLLIN};
 	}
 	return n;
-}
-
-static void handle_udev(struct assign_input *in) {
-	struct udev_device *dev = udev_monitor_receive_device(in->monitor);
-	if (dev == NULL) {
-		return;
-	}
-	const char *action = udev_device_get_action(dev);
-	const char *node = udev_device_get_devnode(dev);
-	if (action != NULL && strcmp(action, "add") == 0 && node != NULL &&
-			strncmp(node, "/dev/input/event", 16) == 0) {
-		add_node(in, node);
-	}
-	udev_device_unref(dev);
 }
 
 static int fkey_number(unsigned code) {
@@ -235,11 +209,11 @@ void assign_input_dispatch(struct assign_input *in, const struct pollfd *fds, si
 			}
 		}
 	}
-	if (n > 0 && fds[0].revents != 0 && in->monitor != NULL) {
-		handle_udev(in);
+	if (n > 0 && fds[0].revents != 0) {
+		event_devices_dispatch(in->devices);
 	}
 }
 
 struct udev_device *assign_input_udev(struct assign_input *in, const struct assign_dev *dev) {
-	return udev_device_new_from_devnum(in->udev, 'c', dev->devnum);
+	return udev_device_new_from_devnum(event_devices_udev(in->devices), 'c', dev->devnum);
 }

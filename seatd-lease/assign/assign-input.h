@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event-devices.h"
+
 /*
  * What `seatd-lease assign` listens to: every keyboard and pointer (event
  * devices, read as root alongside whoever else reads them, never grabbed),
@@ -30,8 +32,7 @@ struct assign_dev {
 };
 
 struct assign_input {
-	struct udev *udev;
-	struct udev_monitor *monitor;
+	struct event_devices *devices;
 	struct assign_dev *devs;
 	size_t n;
 	uint64_t started_ms;

@@ -179,7 +179,7 @@ static void bind_keyboard(struct assign_wizard *w, struct assign_seat *s, struct
 	clear_binding(s);
 	struct hub_look h = {.w = w, .self = s, .hub = hub_of(u)};
 	if (h.hub != NULL) {
-		input_each_event_device(w->input->udev, look_under_hub, &h);
+		input_each_event_device(event_devices_udev(w->input->devices), look_under_hub, &h);
 	}
 	bool use_hub = h.hub != NULL && !h.shared;
 	s->keyboard = devmatch_assign(u, use_hub);
@@ -258,7 +258,7 @@ static void on_click(struct assign_wizard *w, struct assign_dev *dev) {
 	} else if (!covered && !refused(w, s, u, "pointer")) {
 		struct hub_look h = {.w = w, .self = s, .hub = hub};
 		if (hub != NULL) {
-			input_each_event_device(w->input->udev, look_under_hub, &h);
+			input_each_event_device(event_devices_udev(w->input->devices), look_under_hub, &h);
 		}
 		s->pointer = devmatch_assign(u, hub != NULL && !h.shared);
 		s->ptr_dev = udev_device_get_devnum(u);

@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <libinput.h>
 #include <libudev.h>
 #include <poll.h>
@@ -13,14 +12,14 @@
 #include <unistd.h>
 
 #include "devmatch.h"
+#include "event-devices.h"
 #include "poller.h"
 #include "text.h"
 #include "values.h"
 #include "xalloc.h"
 
 struct identify {
-	struct udev *udev;
-	struct udev_monitor *monitor;
+	struct event_devices *devices;
 	struct libinput *li;
 	const char *seat;
 	/* --seat: the matches of the key's and the click's devices so far. */
@@ -76,28 +75,21 @@ static char *describe(struct libinput_device *device, const char *what) {
 	return match;
 }
 
-static bool add_node(struct identify *id, const char *node) {
-	return libinput_path_add_device(id->li, node) != NULL;
-}
-
-/* A device plugged in while we listen is listened to as well. */
-static void handle_udev(struct identify *id) {
-	struct udev_device *dev = udev_monitor_receive_device(id->monitor);
-	if (dev == NULL) {
-		return;
+/* An event_device_fn: listens to node; one plugged in meanwhile is said. */
+static bool add_node(void *data, const char *node, struct udev_device *plugged) {
+	struct identify *id = data;
+	if (libinput_path_add_device(id->li, node) == NULL) {
+		return false;
 	}
-	const char *action = udev_device_get_action(dev);
-	const char *node = udev_device_get_devnode(dev);
-	if (action != NULL && strcmp(action, "add") == 0 && node != NULL &&
-			strncmp(node, "/dev/input/event", 16) == 0 && add_node(id, node)) {
+	if (plugged != NULL) {
 		const char *name = udev_device_get_sysattr_value(
-				udev_device_get_parent(dev), "name");
+				udev_device_get_parent(plugged), "name");
 		char name_shown[1024], node_shown[1024];
 		printf("plugged in: \"%s\" %s\n", shown(name ? name : "?", name_shown,
 				sizeof(name_shown)), shown(node, node_shown, sizeof(node_shown)));
 		fflush(stdout);
 	}
-	udev_device_unref(dev);
+	return true;
 }
 
 static bool seat_complete(const struct identify *id) {
@@ -134,19 +126,6 @@ static void handle_event(struct identify *id, struct libinput_event *ev) {
 	}
 }
 
-/* Opens every input device; how many were opened. */
-static int add_all(struct identify *id) {
-	int added = 0;
-	glob_t g;
-	if (glob("/dev/input/event*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			added += add_node(id, g.gl_pathv[i]);
-		}
-		globfree(&g);
-	}
-	return added;
-}
-
 enum wait_end {
 	WAIT_COMPLETE,
 	WAIT_TIMED_OUT,
@@ -161,7 +140,7 @@ static enum wait_end wait_events(struct identify *id, int sfd, int timeout_s) {
 	struct pollfd fds[] = {
 		{.fd = sfd, .events = POLLIN},
 		{.fd = libinput_get_fd(id->li), .events = POLLIN},
-		{.fd = id->monitor ? udev_monitor_get_fd(id->monitor) : -1, .events = POLLIN},
+		{.fd = event_devices_fd(id->devices), .events = POLLIN},
 	};
 	while (!seat_complete(id)) {
 		int wait = -1;
@@ -180,7 +159,7 @@ static enum wait_end wait_events(struct identify *id, int sfd, int timeout_s) {
 			return WAIT_INTERRUPTED;
 		}
 		if (fds[2].revents != 0) {
-			handle_udev(id);
+			event_devices_dispatch(id->devices);
 		}
 		libinput_dispatch(id->li);
 		struct libinput_event *ev;
@@ -219,7 +198,7 @@ static int print_seat_line(const struct identify *id, enum wait_end end, int tim
 }
 
 static int listen_all(struct identify *id, int timeout_s) {
-	int added = add_all(id);
+	int added = event_devices_scan(id->devices);
 	if (added == 0) {
 		fprintf(stderr, "seatd-lease identify: cannot open any input device under "
 				"/dev/input; run it as root\n");
@@ -253,18 +232,12 @@ static int identify(const char *seat, int timeout_s) {
 		return 2;
 	}
 	struct identify id = {.seat = seat};
-	id.udev = udev_new();
-	if (id.udev == NULL) {
+	id.devices = event_devices_open(add_node, &id);
+	if (id.devices == NULL) {
 		fprintf(stderr, "seatd-lease identify: cannot use udev: %s\n", strerror(errno));
 		return 1;
 	}
 	id.li = libinput_path_create_context(&interface, NULL);
-	id.monitor = udev_monitor_new_from_netlink(id.udev, "udev");
-	if (id.monitor != NULL && (udev_monitor_filter_add_match_subsystem_devtype(id.monitor,
-			"input", NULL) < 0 || udev_monitor_enable_receiving(id.monitor) < 0)) {
-		udev_monitor_unref(id.monitor);
-		id.monitor = NULL;
-	}
 	int status = 1;
 	if (id.li == NULL) {
 		fprintf(stderr, "seatd-lease identify: cannot start libinput\n");
@@ -274,10 +247,7 @@ static int identify(const char *seat, int timeout_s) {
 	}
 	free(id.keyboard);
 	free(id.pointer);
-	if (id.monitor != NULL) {
-		udev_monitor_unref(id.monitor);
-	}
-	udev_unref(id.udev);
+	event_devices_close(id.devices);
 	return status;
 }
 
