@@ -88,9 +88,7 @@ void diag_vadd(struct diag_list *list, enum diag_level level, const char *file, 
 	d->level = level;
 	d->file = xstrdup(file);
 	d->line = line;
-	if (vasprintf(&d->message, fmt, ap) < 0) {
-		abort();
-	}
+	d->message = xvasprintf(fmt, ap);
 }
 
 size_t diag_errors(const struct diag_list *list) {

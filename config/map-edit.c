@@ -171,10 +171,7 @@ static char *apply_plan(const char *text, const struct line *lines, size_t n,
 		const struct plan *p, const char *value, size_t *out_len) {
 	char *buf = NULL;
 	size_t size = 0;
-	FILE *out = open_memstream(&buf, &size);
-	if (out == NULL) {
-		abort();
-	}
+	FILE *out = xopen_memstream(&buf, &size);
 	/* A new line ends as the section's header does. */
 	size_t style = lines[p->header].eol == 2 ? 2 : 1;
 	for (size_t i = 0; i < n; i++) {

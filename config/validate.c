@@ -374,11 +374,8 @@ static char *resolve_existing(const char *path) {
 		while (--cut > copy && *cut != '/') {
 		}
 	}
-	char *full = NULL;
-	if (resolved != NULL && asprintf(&full, "%s%s", strcmp(resolved, "/") == 0 ? "" : resolved,
-			cut) < 0) {
-		abort();
-	}
+	char *full = resolved != NULL
+		? xasprintf("%s%s", strcmp(resolved, "/") == 0 ? "" : resolved, cut) : NULL;
 	free(resolved);
 	free(copy);
 	return full;

@@ -37,14 +37,37 @@ void *xcalloc(size_t n, size_t size) {
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...) {
+void *xmalloc(size_t n) {
+	return xrealloc(NULL, n);
+}
+
+char *xvasprintf(const char *fmt, va_list ap) {
 	char *s;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
+	if (vasprintf(&s, fmt, ap) < 0) {
 		abort();
 	}
 	return s;
+}
+
+char *xasprintf(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void xclose_memstream(FILE *f) {
+	/* A memory stream fails to close only for want of memory. */
+	if (fclose(f) != 0) {
+		abort();
+	}
+}
+
+FILE *xopen_memstream(char **buf, size_t *len) {
+	FILE *f = open_memstream(buf, len);
+	if (f == NULL) {
+		abort();
+	}
+	return f;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "poller.h"
+#include "xalloc.h"
 
 enum source_kind {
 	SOURCE_FD,
@@ -50,10 +51,7 @@ uint64_t poller_now_ms(void) {
 }
 
 struct poller *poller_create(void) {
-	struct poller *p = calloc(1, sizeof(*p));
-	if (p == NULL) {
-		return NULL;
-	}
+	struct poller *p = xcalloc(1, sizeof(*p));
 	p->deferred_tail = &p->deferred;
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (p->epfd < 0) {
@@ -65,10 +63,7 @@ struct poller *poller_create(void) {
 
 static struct poller_source *add_source(struct poller *p, enum source_kind kind, int fd,
 		uint32_t events, void *data) {
-	struct poller_source *s = calloc(1, sizeof(*s));
-	if (s == NULL) {
-		return NULL;
-	}
+	struct poller_source *s = xcalloc(1, sizeof(*s));
 	*s = (struct poller_source){.poller = p, .kind = kind, .fd = fd, .data = data};
 	struct epoll_event ev = {.events = events, .data.ptr = s};
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -148,10 +143,7 @@ struct poller_source *poller_add_signal(struct poller *p, int signo, poller_sign
 }
 
 struct poller_source *poller_defer(struct poller *p, poller_defer_fn fn, void *data) {
-	struct poller_source *s = calloc(1, sizeof(*s));
-	if (s == NULL) {
-		return NULL;
-	}
+	struct poller_source *s = xcalloc(1, sizeof(*s));
 	*s = (struct poller_source){.poller = p, .kind = SOURCE_DEFER, .fd = -1, .data = data};
 	s->defer_fn = fn;
 	s->next = p->sources;

@@ -43,8 +43,8 @@ struct poller_source *poller_add_signal(struct poller *poller, int signo,
  * waiting for one): for what must not happen inside the current callback,
  * such as destroying the object whose callback this is. Calls deferred
  * from inside a deferred call run on the turn after. The source is gone
- * once fn is called; poller_remove() before that cancels the call. NULL
- * with errno on failure. */
+ * once fn is called; poller_remove() before that cancels the call. Cannot
+ * fail (out of memory aborts: xalloc.h). */
 struct poller_source *poller_defer(struct poller *poller, poller_defer_fn fn, void *data);
 
 /* Stops and frees the source (once the current turn is over: it may be

@@ -2,6 +2,7 @@
 #include <sys/epoll.h>
 
 #include "udev-watch.h"
+#include "xalloc.h"
 
 struct udev_watch {
 	struct udev *udev;
@@ -28,10 +29,7 @@ static void readable(int fd, uint32_t events, void *data) {
 
 struct udev_watch *udev_watch_open(struct poller *poller, const char *subsystem,
 		udev_watch_device_fn device, udev_watch_batch_fn batch, void *data) {
-	struct udev_watch *w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		return NULL;
-	}
+	struct udev_watch *w = xcalloc(1, sizeof(*w));
 	w->device = device;
 	w->batch = batch;
 	w->data = data;

@@ -11,6 +11,7 @@
 #include "control-client.h"
 #include "control-wire.h"
 #include "poller.h"
+#include "xalloc.h"
 
 static int connect_daemon(const char *runtime_dir, struct sockaddr_un *addr) {
 	if (control_socket_path(runtime_dir, addr) != 0) {
@@ -108,10 +109,7 @@ int control_exchange(int fd, const char *path, int argc, char **argv, int timeou
 	}
 	char *reply = NULL;
 	size_t reply_len = 0;
-	FILE *out = open_memstream(&reply, &reply_len);
-	if (out == NULL) {
-		abort();
-	}
+	FILE *out = xopen_memstream(&reply, &reply_len);
 	bool whole = read_reply(fd, out, deadline);
 	fclose(out);
 	close(fd);

@@ -16,6 +16,7 @@
 #include "control.h"
 #include "log.h"
 #include "sock.h"
+#include "xalloc.h"
 
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
@@ -99,10 +100,7 @@ static void queue_reply(struct control_client *c, int status, const char *text, 
 	}
 	char head[16];
 	int n = snprintf(head, sizeof(head), "%d\n", status);
-	c->reply = malloc((size_t)n + len);
-	if (c->reply == NULL) {
-		abort();
-	}
+	c->reply = xmalloc((size_t)n + len);
 	memcpy(c->reply, head, (size_t)n);
 	memcpy(c->reply + n, text, len);
 	c->reply_len = (size_t)n + len;
@@ -135,10 +133,7 @@ static void handle_request(struct control_client *c) {
 	}
 	char *text = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	if (out == NULL) {
-		abort();
-	}
+	FILE *out = xopen_memstream(&text, &len);
 	int status = argc == 0 ? EXIT_USAGE : c->control->fn(c->control->data, argc, argv, out);
 	if (argc == 0) {
 		fprintf(out, "empty request\n");
@@ -215,10 +210,7 @@ static void accept_client(int fd, uint32_t events, void *data) {
 	if (cfd < 0) {
 		return;
 	}
-	struct control_client *c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		abort();
-	}
+	struct control_client *c = xcalloc(1, sizeof(*c));
 	c->control = control;
 	c->fd = cfd;
 	c->cred = cred;
@@ -249,10 +241,7 @@ struct control *control_open(struct poller *poller, const char *runtime_dir,
 		log_error("control: runtime_dir %s is too long for a socket path", runtime_dir);
 		return NULL;
 	}
-	struct control *c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		abort();
-	}
+	struct control *c = xcalloc(1, sizeof(*c));
 	*c = (struct control){.poller = poller, .fn = fn, .data = data, .group = group};
 	snprintf(c->path, sizeof(c->path), "%s", addr.sun_path);
 	if (group != NULL) {

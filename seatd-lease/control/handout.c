@@ -15,6 +15,7 @@
 #include "handout.h"
 #include "log.h"
 #include "sock.h"
+#include "xalloc.h"
 
 /* A client gets this long to send its request. */
 #define REQUEST_TIMEOUT_MS 5000
@@ -56,13 +57,9 @@ static void hold_close(struct hold *c) {
 /* Sends status and text (for 0, the configuration as it is; else why, a
  * line); false if it could not. */
 static bool reply(struct hold *c, int status, const char *text, int fd) {
-	char *msg = NULL;
-	int n = status == 0 ? asprintf(&msg, "0\n%s", text) : asprintf(&msg, "%d\n%s\n", status,
-			text);
-	if (n < 0) {
-		abort();
-	}
-	bool ok = (size_t)n <= HANDOUT_MSG_MAX && fdpass_send(c->fd, msg, (size_t)n, fd) == 0;
+	char *msg = status == 0 ? xasprintf("0\n%s", text) : xasprintf("%d\n%s\n", status, text);
+	size_t n = strlen(msg);
+	bool ok = n <= HANDOUT_MSG_MAX && fdpass_send(c->fd, msg, n, fd) == 0;
 	if (!ok) {
 		log_warning("handout: cannot answer pid %d: %s", (int)c->cred.pid,
 				(size_t)n > HANDOUT_MSG_MAX ? "the X server's configuration is over 64 KiB"
@@ -161,10 +158,7 @@ static void accept_hold(int fd, uint32_t events, void *data) {
 	if (cfd < 0) {
 		return;
 	}
-	struct hold *c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		abort();
-	}
+	struct hold *c = xcalloc(1, sizeof(*c));
 	*c = (struct hold){.h = h, .fd = cfd, .cred = cred, .next = h->holds};
 	h->holds = c;
 	c->source = poller_add_fd(h->poller, cfd, EPOLLIN, hold_event, c);
@@ -192,10 +186,7 @@ struct handout *handout_open(struct poller *poller, const char *runtime_dir, con
 		log_error("handout: runtime_dir %s is too long for a socket path", runtime_dir);
 		return NULL;
 	}
-	struct handout *h = calloc(1, sizeof(*h));
-	if (h == NULL) {
-		abort();
-	}
+	struct handout *h = xcalloc(1, sizeof(*h));
 	*h = (struct handout){.poller = poller, .ask = ask, .gone = gone, .data = data};
 	snprintf(h->path, sizeof(h->path), "%s", addr.sun_path);
 	h->fd = sock_bind(h->path, SOCK_SEQPACKET);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "reload-plan.h"
+#include "xalloc.h"
 
 static bool known(const struct reload_seat *seats, size_t n_seats, const char *name) {
 	for (size_t i = 0; i < n_seats; i++) {
@@ -26,10 +27,7 @@ static enum reload_action action_for(const struct reload_seat *seat,
 
 struct reload_step *reload_plan(const struct reload_seat *seats, size_t n_seats,
 		const char *old_xserver, const struct seatmap *map, size_t *n) {
-	struct reload_step *steps = calloc(n_seats + map->n_seats + 1, sizeof(*steps));
-	if (steps == NULL) {
-		abort();
-	}
+	struct reload_step *steps = xcalloc(n_seats + map->n_seats + 1, sizeof(*steps));
 	bool xserver_changed = strcmp(old_xserver, map->xserver) != 0;
 	*n = 0;
 	for (size_t i = 0; i < n_seats; i++) {

@@ -101,10 +101,7 @@ static void tell(char *text, bool ok, FILE *out) {
 int reload(struct fleet *fleet, FILE *out) {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *report = open_memstream(&text, &len);
-	if (report == NULL) {
-		abort();
-	}
+	FILE *report = xopen_memstream(&text, &len);
 	notify_reloading();
 	struct seatmap *map = seatmap_load_reported(fleet->map->path, fleet->map, report,
 			"nothing changed");

@@ -4,6 +4,7 @@
 
 #include "log.h"
 #include "systemd-job.h"
+#include "xalloc.h"
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-bus.h>
@@ -23,12 +24,9 @@ static char *job_type(sd_bus *bus, const char *unit) {
 			sd_bus_message_read(reply, "(uo)", &id, &job_path) < 0 || id == 0) {
 		goto out;
 	}
-	char *copy = strdup(job_path);
-	if (copy != NULL) {
-		sd_bus_get_property_string(bus, SYSTEMD, copy, SYSTEMD ".Job", "JobType", NULL,
-				&type);
-		free(copy);
-	}
+	char *copy = xstrdup(job_path);
+	sd_bus_get_property_string(bus, SYSTEMD, copy, SYSTEMD ".Job", "JobType", NULL, &type);
+	free(copy);
 out:
 	sd_bus_message_unref(reply);
 	free(unit_path);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "poller.h"
 #include "values.h"
+#include "xalloc.h"
 
 struct cgroups {
 	int base_fd;
@@ -153,13 +154,10 @@ struct cgroups *cgroups_open(char *err, size_t errlen) {
 	} else if (faccessat(fd, "cgroup.kill", W_OK, 0) != 0) {
 		snprintf(err, errlen, "the kernel has no cgroup.kill (Linux 5.14 or later)");
 	} else {
-		struct cgroups *cg = calloc(1, sizeof(*cg));
-		if (cg != NULL) {
-			cg->base_fd = fd;
-			cg->root_fd = root_fd;
-			return cg;
-		}
-		snprintf(err, errlen, "out of memory");
+		struct cgroups *cg = xcalloc(1, sizeof(*cg));
+		cg->base_fd = fd;
+		cg->root_fd = root_fd;
+		return cg;
 	}
 	close(fd);
 	if (root_fd >= 0) {

@@ -7,6 +7,7 @@
 #include <X11/Xauth.h>
 
 #include "runtime.h"
+#include "xalloc.h"
 #include "xauth.h"
 
 #define MIT_COOKIE "MIT-MAGIC-COOKIE-1"
@@ -28,10 +29,7 @@ size_t xauth_encode(int display, const uint8_t cookie[XAUTH_COOKIE_LEN], uint8_t
 	};
 	char *text = NULL;
 	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-	if (out == NULL) {
-		return 0;
-	}
+	FILE *out = xopen_memstream(&text, &size);
 	bool ok = XauWriteAuth(out, &entry) == 1;
 	ok = fclose(out) == 0 && ok && size <= len;
 	if (ok) {

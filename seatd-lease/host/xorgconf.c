@@ -6,6 +6,7 @@
 
 #include "outname.h"
 #include "trusted.h"
+#include "xalloc.h"
 #include "xorgconf.h"
 
 static bool append_file(FILE *out, const char *path) {
@@ -70,24 +71,16 @@ static void write_text(FILE *out, const struct seat_config *seat) {
 char *xorg_conf_text(const struct seat_config *seat) {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	if (out == NULL) {
-		abort();
-	}
+	FILE *out = xopen_memstream(&text, &len);
 	write_text(out, seat);
-	if (fclose(out) != 0) {
-		abort();
-	}
+	xclose_memstream(out);
 	return text;
 }
 
 char *xorg_conf_generate(const struct seat_config *seat) {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
-	if (out == NULL) {
-		return NULL;
-	}
+	FILE *out = xopen_memstream(&text, &len);
 	write_text(out, seat);
 	bool ok = seat->xorg_conf == NULL || append_file(out, seat->xorg_conf);
 	if (fclose(out) != 0 || !ok) {

@@ -286,10 +286,6 @@ static void next_turn_came(void *data) {
 /* Ends op on the loop's next turn, never from inside its start. */
 static void done_next_turn(struct input_op *op) {
 	op->next_turn = poller_defer(op->poller, next_turn_came, op);
-	if (op->next_turn == NULL) {
-		log_error("inputs: cannot defer to the loop: %s", strerror(errno));
-		abort();
-	}
 }
 
 /* Tells the devices to change, phase by phase (after the monitor listens:
@@ -381,10 +377,7 @@ static struct input_op *op_run(struct poller *poller, struct input_op *op, int t
 }
 
 static struct input_op *op_new(void) {
-	struct input_op *op = calloc(1, sizeof(*op));
-	if (op == NULL) {
-		abort();
-	}
+	struct input_op *op = xcalloc(1, sizeof(*op));
 	op->udev = udev_new();
 	if (op->udev == NULL) {
 		log_error("inputs: cannot talk to udev: %s", strerror(errno));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "input-reload.h"
+#include "xalloc.h"
 
 struct reloader;
 
@@ -57,19 +58,14 @@ static struct reloader *find(struct poller *poller, char *const *argv) {
 			return rl;
 		}
 	}
-	struct reloader *rl = calloc(1, sizeof(*rl));
+	struct reloader *rl = xcalloc(1, sizeof(*rl));
 	size_t n = 0;
 	while (argv[n] != NULL) {
 		n++;
 	}
-	char **copy = calloc(n + 1, sizeof(*copy));
-	if (rl == NULL || copy == NULL) {
-		abort();
-	}
+	char **copy = xcalloc(n + 1, sizeof(*copy));
 	for (size_t i = 0; i < n; i++) {
-		if ((copy[i] = strdup(argv[i])) == NULL) {
-			abort();
-		}
+		copy[i] = xstrdup(argv[i]);
 	}
 	*rl = (struct reloader){.poller = poller, .argv = copy, .pidfd = -1, .next = reloaders};
 	reloaders = rl;
@@ -193,10 +189,7 @@ static void child_ended(int fd, uint32_t events, void *data) {
 struct input_reload *input_child_start(struct poller *poller, char *const *argv,
 		input_reload_fn fn, void *data, char *err, size_t errlen) {
 	struct reloader *rl = find(poller, argv);
-	struct input_reload *r = calloc(1, sizeof(*r));
-	if (r == NULL) {
-		abort();
-	}
+	struct input_reload *r = xcalloc(1, sizeof(*r));
 	*r = (struct input_reload){.owner = rl, .queued = true, .fn = fn, .data = data};
 	struct input_reload **tail = &rl->requests;
 	while (*tail != NULL) {

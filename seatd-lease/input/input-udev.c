@@ -35,12 +35,19 @@ static void each_device(struct udev *udev, struct udev_enumerate *en,
 	udev_enumerate_unref(en);
 }
 
-void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
-		void *data) {
+/* A new enumeration; libudev fails only for want of memory: the rule of
+ * xalloc.h. */
+static struct udev_enumerate *enumerate(struct udev *udev) {
 	struct udev_enumerate *en = udev_enumerate_new(udev);
 	if (en == NULL) {
 		abort();
 	}
+	return en;
+}
+
+void input_each_event_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
+		void *data) {
+	struct udev_enumerate *en = enumerate(udev);
 	udev_enumerate_add_match_subsystem(en, "input");
 	udev_enumerate_add_match_sysname(en, "event*");
 	each_device(udev, en, fn, data);
@@ -116,20 +123,14 @@ bool input_other_device_matches(struct udev_device *dev, const struct seat_confi
 
 void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
 		void *data) {
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	if (en == NULL) {
-		abort();
-	}
+	struct udev_enumerate *en = enumerate(udev);
 	udev_enumerate_add_nomatch_subsystem(en, "input");
 	each_device(udev, en, fn, data);
 }
 
 void input_each_tagged_other_device(struct udev *udev, const char *tag,
 		void (*fn)(struct udev_device *dev, void *data), void *data) {
-	struct udev_enumerate *en = udev_enumerate_new(udev);
-	if (en == NULL) {
-		abort();
-	}
+	struct udev_enumerate *en = enumerate(udev);
 	udev_enumerate_add_match_tag(en, tag);
 	udev_enumerate_add_nomatch_subsystem(en, "input");
 	each_device(udev, en, fn, data);
@@ -197,17 +198,14 @@ static void probe_one(struct udev_device *dev, void *data) {
 	}
 	if (p->len == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 16;
-		p->out = realloc(p->out, p->cap * sizeof(*p->out));
-		if (p->out == NULL) {
-			abort();
-		}
+		p->out = xrealloc(p->out, p->cap * sizeof(*p->out));
 	}
 	struct input_probe_device *d = &p->out[p->len++];
 	const char *name = input_device_name(dev);
 	const char *id_path = udev_device_get_property_value(dev, "ID_PATH");
-	d->node = strdup(udev_device_get_devnode(dev));
-	d->name = strdup(name ? name : "(no name)");
-	d->id_path = strdup(id_path ? id_path : "");
+	d->node = xstrdup(udev_device_get_devnode(dev));
+	d->name = xstrdup(name ? name : "(no name)");
+	d->id_path = xstrdup(id_path ? id_path : "");
 	size_t k = 0;
 	for (size_t i = 0; i < p->map->n_seats && k < 7; i++) {
 		if (input_device_matches(dev, &p->map->seats[i])) {
@@ -223,10 +221,7 @@ struct input_probe_device *input_probe(const struct seatmap *map, size_t *n) {
 		return NULL;
 	}
 	struct probe p = {.map = map};
-	p.out = calloc(1, sizeof(*p.out));
-	if (p.out == NULL) {
-		abort();
-	}
+	p.out = xcalloc(1, sizeof(*p.out));
 	input_each_event_device(udev, probe_one, &p);
 	udev_unref(udev);
 	*n = p.len;
@@ -253,19 +248,14 @@ static void collect_node(struct udev_device *dev, void *data) {
 	const char *id_seat = udev_device_get_property_value(dev, "ID_SEAT");
 	const char *node = udev_device_get_devnode(dev);
 	if (id_seat != NULL && node != NULL && strcmp(id_seat, sn->want) == 0) {
-		sn->nodes = realloc(sn->nodes, (sn->n + 2) * sizeof(*sn->nodes));
-		if (sn->nodes == NULL || (sn->nodes[sn->n] = strdup(node)) == NULL) {
-			abort();
-		}
+		sn->nodes = xrealloc(sn->nodes, (sn->n + 2) * sizeof(*sn->nodes));
+		sn->nodes[sn->n] = xstrdup(node);
 		sn->nodes[++sn->n] = NULL;
 	}
 }
 
 char **input_seat_nodes(const char *seat) {
-	struct seat_nodes sn = {.nodes = calloc(1, sizeof(char *))};
-	if (sn.nodes == NULL) {
-		abort();
-	}
+	struct seat_nodes sn = {.nodes = xcalloc(1, sizeof(char *))};
 	seat_id(seat, sn.want);
 	struct udev *udev = udev_new();
 	if (udev != NULL) {

@@ -6,6 +6,7 @@
 #include "input.h"
 #include "udev-watch.h"
 #include "values.h"
+#include "xalloc.h"
 
 struct input_watch {
 	struct udev_watch *udev;
@@ -29,10 +30,7 @@ static void device_seen(void *data, struct udev_device *dev) {
 }
 
 struct input_watch *input_watch_create(struct poller *poller, input_watch_fn fn, void *data) {
-	struct input_watch *w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		abort();
-	}
+	struct input_watch *w = xcalloc(1, sizeof(*w));
 	w->fn = fn;
 	w->data = data;
 	w->udev = udev_watch_open(poller, "input", device_seen, NULL, w);

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "master-store.h"
 #include "text.h"
+#include "xalloc.h"
 
 struct drm_lessor {
 	struct lessor base;
@@ -77,12 +78,8 @@ static struct lessor *drm_create(const struct seatmap *map, const char *card_pat
 		struct poller *poller, const struct lessor_listener *listener, char *err,
 		size_t errlen) {
 	(void)map;
-	struct drm_lessor *l = calloc(1, sizeof(*l));
-	if (l == NULL || (l->card = strdup(card_path)) == NULL) {
-		free(l);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct drm_lessor *l = xcalloc(1, sizeof(*l));
+	l->card = xstrdup(card_path);
 	lessor_init(&l->base, &lessor_drm_impl, &drm_backend, card_path, listener);
 	struct stat card;
 	l->fd = stat(l->card, &card) == 0 ? master_store_take(card.st_rdev) : -1;
@@ -260,20 +257,14 @@ static void resolve_target(struct drm_lessor *l, const struct snapshot *s, const
 
 static bool drm_resolve(struct lessor *base, struct lease_plan *p, char *err, size_t errlen) {
 	struct drm_lessor *l = drm_from(base);
-	struct snapshot *s = calloc(1, sizeof(*s));
-	if (s == NULL || (s->res = drmModeGetResources(l->fd)) == NULL) {
+	struct snapshot *s = xcalloc(1, sizeof(*s));
+	if ((s->res = drmModeGetResources(l->fd)) == NULL) {
 		snprintf(err, errlen, "cannot list the connectors of %s: %s; trying again", l->card,
 				strerror(errno));
 		free(s);
 		return false;
 	}
-	s->connectors = calloc((size_t)s->res->count_connectors + 1, sizeof(*s->connectors));
-	if (s->connectors == NULL) {
-		snprintf(err, errlen, "out of memory");
-		snapshot_free(s);
-		free(s);
-		return false;
-	}
+	s->connectors = xcalloc((size_t)s->res->count_connectors + 1, sizeof(*s->connectors));
 	/* The state the kernel has (it probes on hotplug itself): no slow probe
 	 * of every connector for each seat. */
 	for (int i = 0; i < s->res->count_connectors; i++) {

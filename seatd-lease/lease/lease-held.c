@@ -5,6 +5,7 @@
 
 #include "lease.h"
 #include "log.h"
+#include "xalloc.h"
 
 /*
  * The leases a lessor gave: its one record of them. A handle handed to a
@@ -139,11 +140,11 @@ const char *held_seat(const struct held *h) {
 
 struct lease *lessor_hold(struct lessor *l, const char *seat, size_t n,
 		const uint32_t *crtcs, const uint32_t *outputs, int fd, uint32_t id) {
-	struct held *h = calloc(1, sizeof(*h));
-	if (h == NULL || n > LEASE_MAX_OBJECTS || (h->seat = strdup(seat)) == NULL) {
-		free(h);
+	if (n > LEASE_MAX_OBJECTS) {
 		return NULL;
 	}
+	struct held *h = xcalloc(1, sizeof(*h));
+	h->seat = xstrdup(seat);
 	h->owner = l;
 	h->lease.fd = fd;
 	h->lease.id = id;

@@ -3,6 +3,7 @@
 
 #include "lease-uevents.h"
 #include "udev-watch.h"
+#include "xalloc.h"
 
 struct drm_uevents {
 	struct udev_watch *udev;
@@ -39,10 +40,7 @@ static void batch_read(void *data) {
 
 struct drm_uevents *drm_uevents_watch(struct poller *poller, dev_t devnum, drm_uevents_fn fn,
 		void *data) {
-	struct drm_uevents *w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		return NULL;
-	}
+	struct drm_uevents *w = xcalloc(1, sizeof(*w));
 	w->devnum = devnum;
 	w->fn = fn;
 	w->data = data;

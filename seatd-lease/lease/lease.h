@@ -108,8 +108,8 @@ void lessor_id_text(const struct lessor *l, uint32_t id, char *buf, size_t len);
 /* The seat a held lease is for. */
 const char *held_seat(const struct held *h);
 
-/* Records a lease the lessor created for the seat; the handle, or NULL when
- * out of memory (nothing recorded). */
+/* Records a lease the lessor created for the seat; the handle, or NULL
+ * (nothing recorded) when it has more than LEASE_MAX_OBJECTS outputs. */
 struct lease *lessor_hold(struct lessor *l, const char *seat, size_t n,
 		const uint32_t *crtcs, const uint32_t *outputs, int fd, uint32_t id);
 

@@ -5,6 +5,7 @@
 #include "lease.h"
 #include "lessor-link.h"
 #include "log.h"
+#include "xalloc.h"
 
 /* Back-off between attempts to reach the lessor (the primary X server). */
 #define LESSOR_RETRY_MIN_MS 500
@@ -36,15 +37,12 @@ static void timer_fired(void *data);
 struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct poller *poller,
 		const struct seatmap *map, const char *card, bool fail_fast,
 		const struct lessor_link_listener *listener) {
-	struct lessor_link *link = calloc(1, sizeof(*link));
-	if (link == NULL) {
-		return NULL;
-	}
+	struct lessor_link *link = xcalloc(1, sizeof(*link));
 	*link = (struct lessor_link){
 		.impl = impl,
 		.poller = poller,
 		.map = map,
-		.card = strdup(card),
+		.card = xstrdup(card),
 		.fail_fast = fail_fast,
 		.listener = *listener,
 		.retry_ms = LESSOR_RETRY_MIN_MS,
@@ -52,7 +50,7 @@ struct lessor_link *lessor_link_create(const struct lessor_impl *impl, struct po
 	if (impl == &lessor_drm_impl) {
 		snprintf(link->of, sizeof(link->of), " of %s", card);
 	}
-	link->timer = link->card != NULL ? poller_add_timer(poller, timer_fired, link) : NULL;
+	link->timer = poller_add_timer(poller, timer_fired, link);
 	if (link->timer == NULL) {
 		free(link->card);
 		free(link);
@@ -107,9 +105,6 @@ static void lessor_lost(void *data, const char *why) {
 			link->of, why);
 	link->lessor_dead = true;
 	link->destroy_dead = poller_defer(link->poller, destroy_dead, link);
-	if (link->destroy_dead == NULL) {
-		abort();
-	}
 	link->listener.lost(link->listener.data);
 }
 

@@ -29,7 +29,7 @@ struct lessor_link_listener {
 
 struct lessor_link;
 
-/* NULL with errno if the loop cannot take its timer or out of memory. map
+/* NULL with errno if the loop cannot take its timer. map
  * is the caller's, read at every connect (see lessor_link_set_map); card
  * is the card whose seats the link serves (copied). With fail_fast, a
  * connect that fails calls fatal() instead of retrying. */

@@ -4,6 +4,7 @@
 
 #include "lessor-links.h"
 #include "lessor.h"
+#include "xalloc.h"
 
 struct entry {
 	struct lessor_links *links;
@@ -39,17 +40,8 @@ static void entry_fatal(void *data) {
 }
 
 static struct entry *entry_add(struct lessor_links *links, const char *card) {
-	struct entry **entries = realloc(links->entries,
-			(links->n_entries + 1) * sizeof(*entries));
-	struct entry *e = calloc(1, sizeof(*e));
-	if (entries != NULL) {
-		links->entries = entries;
-	}
-	if (entries == NULL || e == NULL) {
-		free(e);
-		errno = ENOMEM;
-		return NULL;
-	}
+	links->entries = xrealloc(links->entries, (links->n_entries + 1) * sizeof(*links->entries));
+	struct entry *e = xcalloc(1, sizeof(*e));
 	e->links = links;
 	enum lessor_kind kind = seatmap_card_lessor(links->map, card);
 	static const struct lessor_link_listener template = {
@@ -71,10 +63,7 @@ static struct entry *entry_add(struct lessor_links *links, const char *card) {
 
 struct lessor_links *lessor_links_create(struct poller *poller, const struct seatmap *map,
 		bool single, const struct lessor_links_listener *listener) {
-	struct lessor_links *links = calloc(1, sizeof(*links));
-	if (links == NULL) {
-		return NULL;
-	}
+	struct lessor_links *links = xcalloc(1, sizeof(*links));
 	*links = (struct lessor_links){
 		.poller = poller,
 		.map = map,

@@ -36,10 +36,6 @@ int runner_dm_offer(struct runner *r, char *err, size_t errlen) {
 	free(r->dm_conf);
 	r->dm_conf = conf;
 	r->dm_defer = poller_defer(r->env->poller, offered, r);
-	if (r->dm_defer == NULL) {
-		snprintf(err, errlen, "cannot defer to the event loop: %s", strerror(errno));
-		return -1;
-	}
 	log_info("seat %s: its lease waits for its display manager's X server "
 			"(seatd-lease xserver -seat seat-%s)", c->name, c->name);
 	return 0;
@@ -61,11 +57,6 @@ void runner_dm_end(struct runner *r) {
 	r->dm_defer = NULL;
 	if (r->seat.xserver_alive) {
 		r->dm_defer = poller_defer(r->env->poller, ended, r);
-		if (r->dm_defer == NULL) {
-			log_error("seat %s: cannot defer to the event loop: %s", r->seat.config->name,
-					strerror(errno));
-			abort();
-		}
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "seatmap.h"
 #include "values.h"
+#include "xalloc.h"
 
 /* How long udev gets to apply a seat's input rules before the seat goes on. */
 #define INPUT_TIMEOUT_MS 5000
@@ -348,10 +349,7 @@ static void runner_timer(void *data) {
 
 struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 		const struct seat_config *config) {
-	struct runner *r = calloc(1, sizeof(*r));
-	if (r == NULL) {
-		abort();
-	}
+	struct runner *r = xcalloc(1, sizeof(*r));
 	*r = (struct runner){.env = env, .ready_fd = -1, .cgroup_procs = -1};
 	r->map = seatmap_copy_seat(map, config);
 	config = &r->map->seats[0];

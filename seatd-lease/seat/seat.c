@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "seat.h"
+#include "xalloc.h"
 
 const char *seat_state_name(enum seat_state state) {
 	static const char *const names[] = {
@@ -32,10 +33,7 @@ void seat_init(struct seat *seat, const struct seat_config *config, const struct
 		.data = data,
 		.state = SEAT_STOPPED,
 	};
-	seat->start_times = calloc(config->policy.start_limit_burst, sizeof(uint64_t));
-	if (seat->start_times == NULL) {
-		abort();
-	}
+	seat->start_times = xcalloc(config->policy.start_limit_burst, sizeof(uint64_t));
 }
 
 void seat_finish(struct seat *seat) {

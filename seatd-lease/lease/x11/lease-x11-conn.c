@@ -9,8 +9,9 @@
 #include <xcb/xcb.h>
 
 #include "lease-x11.h"
-#include "logind-x11.h"
 #include "log.h"
+#include "logind-x11.h"
+#include "xalloc.h"
 
 /* How long the primary gets to handle a lease's end (the same uevent) before
  * seats retry. */
@@ -75,11 +76,6 @@ void x11_kick(struct x11_lessor *l) {
 		return; /* already due on the next turn */
 	}
 	l->kick_source = poller_defer(l->poller, kicked, l);
-	if (l->kick_source == NULL) {
-		log_error("X server %s: cannot defer to the event loop: %s", l->display,
-				strerror(errno));
-		abort();
-	}
 }
 
 /* Returns false when the connections are broken: the lessor is lost, and l
@@ -330,11 +326,7 @@ static bool dial(struct x11_lessor *l, char *err, size_t errlen) {
 		if (logind_x11_server(SEAT0_DISPLAY, &found, err, errlen) != 0) {
 			return false;
 		}
-		char *shown = NULL;
-		if (asprintf(&shown, "%s (" SEAT0_DISPLAY "'s)", found.display) < 0) {
-			snprintf(err, errlen, "out of memory");
-			return false;
-		}
+		char *shown = xasprintf("%s (" SEAT0_DISPLAY "'s)", found.display);
 		free(l->display);
 		l->display = shown;
 		display = found.display;

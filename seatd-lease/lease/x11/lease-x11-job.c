@@ -11,6 +11,7 @@
 #include "lease-x11.h"
 #include "log.h"
 #include "text.h"
+#include "xalloc.h"
 
 /* --- the snapshot --- */
 
@@ -88,21 +89,14 @@ static void job_finish(struct job *j, enum lease_result result, const char *fmt,
 
 struct job *x11_job_start(struct x11_lessor *l, const char *seat, char *const *names,
 		size_t n) {
-	struct job *j = calloc(1, sizeof(*j));
-	if (j == NULL || (j->seat = strdup(seat)) == NULL
-			|| (j->names = calloc(n, sizeof(*j->names))) == NULL) {
-		free(j != NULL ? j->seat : NULL);
-		free(j);
-		return NULL;
-	}
+	struct job *j = xcalloc(1, sizeof(*j));
+	j->seat = xstrdup(seat);
+	j->names = xcalloc(n, sizeof(*j->names));
 	j->n = n;
 	j->next = l->jobs;
 	l->jobs = j;
 	for (size_t i = 0; i < n; i++) {
-		if ((j->names[i] = strdup(names[i])) == NULL) {
-			x11_job_free(l, j);
-			return NULL;
-		}
+		j->names[i] = xstrdup(names[i]);
 	}
 	char err[64];
 	lease_plan_init(&j->plan, j->seat, j->names, n, err, sizeof(err));
@@ -137,14 +131,10 @@ static void job_resources_in(struct x11_lessor *l, struct job *j, void *reply) {
 	s->n_outputs = xcb_randr_get_screen_resources_current_outputs_length(s->res);
 	s->crtcs = xcb_randr_get_screen_resources_current_crtcs(s->res);
 	s->n_crtcs = xcb_randr_get_screen_resources_current_crtcs_length(s->res);
-	s->infos = calloc((size_t)s->n_outputs + 1, sizeof(*s->infos));
-	s->crtc_infos = calloc((size_t)s->n_crtcs + 1, sizeof(*s->crtc_infos));
+	s->infos = xcalloc((size_t)s->n_outputs + 1, sizeof(*s->infos));
+	s->crtc_infos = xcalloc((size_t)s->n_crtcs + 1, sizeof(*s->crtc_infos));
 	j->n_infos = (size_t)s->n_outputs + (size_t)s->n_crtcs;
-	j->info_seqs = calloc(j->n_infos + 1, sizeof(*j->info_seqs));
-	if (s->infos == NULL || s->crtc_infos == NULL || j->info_seqs == NULL) {
-		job_finish(j, LEASE_WAIT, "out of memory");
-		return;
-	}
+	j->info_seqs = xcalloc(j->n_infos + 1, sizeof(*j->info_seqs));
 	xcb_timestamp_t ts = s->res->config_timestamp;
 	for (int i = 0; i < s->n_outputs; i++) {
 		j->info_seqs[i] = xcb_randr_get_output_info(l->conn, s->outputs[i], ts).sequence;

@@ -8,6 +8,7 @@
 
 #include "lease-x11.h"
 #include "log.h"
+#include "xalloc.h"
 
 /* See lease-x11.h for how the x11 lessor asks for leases. */
 
@@ -165,9 +166,8 @@ static enum lease_result x11_lease(struct lessor *base, const char *seat,
 		x11_job_free(l, j); /* another generation's, or other outputs' */
 		j = NULL;
 	}
-	if (j == NULL && x11_job_start(l, seat, outputs, n) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return LEASE_WAIT;
+	if (j == NULL) {
+		x11_job_start(l, seat, outputs, n);
 	}
 	/* The flush may have read replies: the loop takes them. */
 	x11_kick(l);
@@ -203,16 +203,9 @@ static struct lessor *x11_create(const struct seatmap *map, const char *card,
 				map->xauthority, map->display, strerror(errno));
 		return NULL;
 	}
-	struct x11_lessor *l = calloc(1, sizeof(*l));
-	if (l == NULL || (l->display = strdup(map->display)) == NULL
-			|| (map->xauthority != NULL && (l->xauthority = strdup(map->xauthority)) == NULL)) {
-		if (l != NULL) {
-			free(l->display);
-		}
-		free(l);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct x11_lessor *l = xcalloc(1, sizeof(*l));
+	l->display = xstrdup(map->display);
+	l->xauthority = map->xauthority != NULL ? xstrdup(map->xauthority) : NULL;
 	l->seat0 = strcmp(map->display, SEAT0_DISPLAY) == 0;
 	char where[128];
 	snprintf(where, sizeof(where), "X server %s", map->display);

@@ -150,7 +150,7 @@ void x11_sweep_answers(struct x11_lessor *l);
 
 /* lease-x11-job.c */
 
-/* Sends the first step; NULL when out of memory. */
+/* Sends the first step. */
 struct job *x11_job_start(struct x11_lessor *l, const char *seat, char *const *names,
 		size_t n);
 /* Unlinks and frees j; a lease it got and no seat took is given back. */

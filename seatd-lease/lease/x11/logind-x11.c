@@ -11,6 +11,7 @@
 #include "logind-seat.h"
 #include "logind-x11.h"
 #include "trusted.h"
+#include "xalloc.h"
 
 #define SEATS_DIR "/run/systemd/seats"
 #define SESSIONS_DIR "/run/systemd/sessions"
@@ -117,15 +118,15 @@ static bool server_auth(pid_t pid, const char *display, char *xauthority, size_t
 		char *err, size_t errlen) {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	char *cmdline = malloc(CMDLINE_MAX);
+	char *cmdline = xmalloc(CMDLINE_MAX);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = cmdline != NULL && fd >= 0 ? read(fd, cmdline, CMDLINE_MAX) : -1;
+	ssize_t n = fd >= 0 ? read(fd, cmdline, CMDLINE_MAX) : -1;
 	if (fd >= 0) {
 		close(fd);
 	}
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read the command line of X server %s (pid %d): %s",
-				display, (int)pid, cmdline == NULL ? "out of memory" : strerror(errno));
+				display, (int)pid, strerror(errno));
 		free(cmdline);
 		return false;
 	}

@@ -14,6 +14,7 @@
 #include <xcb/xcb.h>
 
 #include "x11-dial.h"
+#include "xalloc.h"
 #include "xauth.h"
 
 /* RandR 1.6 brought CreateLease. */
@@ -269,10 +270,10 @@ static bool find_cookie(struct x11_dial *d, int number, char *err, size_t errlen
 	}
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	uint8_t *data = malloc(XAUTHORITY_MAX);
+	uint8_t *data = xmalloc(XAUTHORITY_MAX);
 	int fd = open(d->xauthority, O_RDONLY | O_CLOEXEC);
 	ssize_t n = -1;
-	if (data != NULL && fd >= 0) {
+	if (fd >= 0) {
 		size_t size = 0;
 		while (size < XAUTHORITY_MAX
 				&& (n = read(fd, data + size, XAUTHORITY_MAX - size)) > 0) {
@@ -285,7 +286,7 @@ static bool find_cookie(struct x11_dial *d, int number, char *err, size_t errlen
 	}
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read xauthority %s for X server %s: %s", d->xauthority,
-				d->display, data == NULL ? "out of memory" : strerror(errno));
+				d->display, strerror(errno));
 	}
 	if (fd >= 0) {
 		close(fd);
@@ -317,19 +318,11 @@ static bool start_thread(struct x11_dial *d, char *err, size_t errlen) {
 
 struct x11_dial *x11_dial_start(const char *display, const char *xauthority, char *err,
 		size_t errlen) {
-	struct x11_dial *d = calloc(1, sizeof(*d));
-	if (d == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct x11_dial *d = xcalloc(1, sizeof(*d));
 	d->fds[0] = d->fds[1] = d->done_fd = -1;
 	pthread_mutex_init(&d->lock, NULL);
-	d->display = strdup(display);
-	d->xauthority = xauthority != NULL ? strdup(xauthority) : NULL;
-	if (d->display == NULL || (xauthority != NULL && d->xauthority == NULL)) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
+	d->display = xstrdup(display);
+	d->xauthority = xauthority != NULL ? xstrdup(xauthority) : NULL;
 	int number;
 	if (!parse_display(d, &number, err, errlen) || !find_cookie(d, number, err, errlen)
 			|| (d->fds[0] = connect_display(d, number, err, errlen)) < 0
