@@ -27,7 +27,6 @@ struct drm_lessor {
 	bool stored; /* in systemd's file descriptor store (master-store.h) */
 };
 
-static const struct lease_backend drm_backend;
 
 static struct drm_lessor *drm_from(struct lessor *l) {
 	return (struct drm_lessor *)lessor_check(l, &lessor_drm_impl);
@@ -80,7 +79,7 @@ static struct lessor *drm_create(const struct seatmap *map, const char *card_pat
 	(void)map;
 	struct drm_lessor *l = xcalloc(1, sizeof(*l));
 	l->card = xstrdup(card_path);
-	lessor_init(&l->base, &lessor_drm_impl, &drm_backend, card_path, listener);
+	lessor_init(&l->base, &lessor_drm_impl, card_path, listener);
 	struct stat card;
 	l->fd = stat(l->card, &card) == 0 ? master_store_take(card.st_rdev) : -1;
 	bool kept = l->fd >= 0;
@@ -306,21 +305,18 @@ static enum lease_creation drm_create_lease(struct lessor *base, const struct le
 	return LEASE_REFUSED;
 }
 
-static const struct lease_backend drm_backend = {
-	.resolve = drm_resolve,
-	.forget = drm_forget,
-	.create = drm_create_lease,
-	.revoke = drm_revoke,
-	.list_outputs = list_outputs,
-	.output_name = output_name,
-	.disconnected_hint = disconnected_hint,
-	.hex_ids = false,
-};
-
 const struct lessor_impl lessor_drm_impl = {
 	.name = "drm",
 	.create = drm_create,
 	.lease = lessor_lease_sync,
 	.release = lessor_release,
 	.destroy = drm_destroy,
+	.resolve = drm_resolve,
+	.forget = drm_forget,
+	.create_lease = drm_create_lease,
+	.revoke = drm_revoke,
+	.list_outputs = list_outputs,
+	.output_name = output_name,
+	.disconnected_hint = disconnected_hint,
+	.hex_ids = false,
 };

@@ -28,11 +28,9 @@ struct lessor *lessor_check(struct lessor *l, const struct lessor_impl *impl) {
 	return l;
 }
 
-void lessor_init(struct lessor *l, const struct lessor_impl *impl,
-		const struct lease_backend *backend, const char *where,
+void lessor_init(struct lessor *l, const struct lessor_impl *impl, const char *where,
 		const struct lessor_listener *listener) {
 	l->impl = impl;
-	l->backend = backend;
 	snprintf(l->where, sizeof(l->where), "%s", where);
 	l->listener = *listener;
 	l->held = NULL;
@@ -70,7 +68,7 @@ static void unlink_held(struct held *h) {
 static void make_void(struct held *h, bool revoke) {
 	if (revoke) {
 		char id[16];
-		h->owner->backend->revoke(h->owner, h->lease.id);
+		h->owner->impl->revoke(h->owner, h->lease.id);
 		lessor_id_text(h->owner, h->lease.id, id, sizeof(id));
 		log_info("seat %s: ended lease %s on %s", h->seat, id, h->owner->where);
 	}
@@ -86,8 +84,8 @@ static void release(struct held *h, bool tell) {
 	struct lessor *owner = h->owner;
 	if (owner != NULL) {
 		make_void(h, true);
-		if (tell && owner->backend->released != NULL) {
-			owner->backend->released(owner);
+		if (tell && owner->impl->released != NULL) {
+			owner->impl->released(owner);
 		}
 	}
 	free(h->seat);

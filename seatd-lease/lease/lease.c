@@ -7,7 +7,7 @@
 #include "text.h"
 
 void lessor_id_text(const struct lessor *l, uint32_t id, char *buf, size_t len) {
-	if (l->backend->hex_ids) {
+	if (l->impl->hex_ids) {
 		snprintf(buf, len, "0x%x", id);
 	} else {
 		snprintf(buf, len, "%u", id);
@@ -44,7 +44,7 @@ static enum lease_result check_target(struct lessor *l, const struct lease_plan 
 	const char *name = p->names[i];
 	if (t->state == LEASE_OUTPUT_UNKNOWN) {
 		snprintf(err, errlen, "output %s does not exist on %s; it has ", name, l->where);
-		l->backend->list_outputs(p->snapshot, err + strlen(err), errlen - strlen(err));
+		l->impl->list_outputs(p->snapshot, err + strlen(err), errlen - strlen(err));
 		return LEASE_WAIT;
 	}
 	/* Before its state: an output we leased shows as disconnected. */
@@ -61,16 +61,16 @@ static enum lease_result check_target(struct lessor *l, const struct lease_plan 
 	if (t->state == LEASE_OUTPUT_DISCONNECTED) {
 		snprintf(err, errlen, "output %s of %s is disconnected; waiting for a monitor", name,
 				l->where);
-		if (l->backend->disconnected_hint != NULL) {
-			l->backend->disconnected_hint(name, err + strlen(err), errlen - strlen(err));
+		if (l->impl->disconnected_hint != NULL) {
+			l->impl->disconnected_hint(name, err + strlen(err), errlen - strlen(err));
 		}
 		return LEASE_WAIT;
 	}
 	if (t->n_crtcs == 0) {
 		snprintf(err, errlen, "output %s of %s has no CRTC that can drive it", name,
 				l->where);
-		if (l->backend->no_crtc_hint != NULL) {
-			l->backend->no_crtc_hint(err + strlen(err), errlen - strlen(err));
+		if (l->impl->no_crtc_hint != NULL) {
+			l->impl->no_crtc_hint(err + strlen(err), errlen - strlen(err));
 		}
 		return LEASE_FAILED;
 	}
@@ -117,7 +117,7 @@ static void explain_starved(const struct lessor *l, const struct lease_plan *p,
 			text_append(err, errlen, "is leased by another client (another seatd-lease?)");
 		} else if (t->drives[i] != 0) {
 			char name[64];
-			l->backend->output_name(p->snapshot, t->drives[i], name, sizeof(name));
+			l->impl->output_name(p->snapshot, t->drives[i], name, sizeof(name));
 			text_append(err, errlen, "drives output %s of %s", name, l->where);
 		} else {
 			text_append(err, errlen, "is taken by another output of this seat");
@@ -211,7 +211,7 @@ struct lease *lease_plan_created(struct lessor *l, const struct lease_plan *p, i
 		uint32_t id, char *err, size_t errlen) {
 	struct lease *lease = lessor_hold(l, p->seat, p->n, p->chosen, p->outputs, fd, id);
 	if (lease == NULL) {
-		l->backend->revoke(l, id);
+		l->impl->revoke(l, id);
 		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -230,7 +230,7 @@ enum lease_result lessor_lease_sync(struct lessor *l, const char *seat, char *co
 	/* Listing a card's connectors fails for causes that pass (out of memory,
 	 * an interrupted ioctl); a card that went away is reported through
 	 * lost(). So the seat waits and asks again. */
-	if (!l->backend->resolve(l, &p, err, errlen)) {
+	if (!l->impl->resolve(l, &p, err, errlen)) {
 		return LEASE_WAIT;
 	}
 	r = lease_plan_first(l, &p, err, errlen);
@@ -238,7 +238,7 @@ enum lease_result lessor_lease_sync(struct lessor *l, const char *seat, char *co
 		int fd = -1;
 		uint32_t id = 0, culprit = 0;
 		char why[256] = "";
-		enum lease_creation c = l->backend->create(l, &p, &fd, &id, &culprit, why,
+		enum lease_creation c = l->impl->create_lease(l, &p, &fd, &id, &culprit, why,
 				sizeof(why));
 		if (c == LEASE_CREATED) {
 			*out = lease_plan_created(l, &p, fd, id, err, errlen);
@@ -252,6 +252,6 @@ enum lease_result lessor_lease_sync(struct lessor *l, const char *seat, char *co
 		}
 		break;
 	}
-	l->backend->forget(l, &p);
+	l->impl->forget(l, &p);
 	return r;
 }

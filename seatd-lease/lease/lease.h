@@ -13,7 +13,7 @@
  * leases a lessor gave, which is the one record of them, and the algorithm
  * that takes a seat's outputs to a lease: the held check, each output's CRTC
  * options, the CRTCs to avoid, the pick with another try when the lessor
- * says busy, and what the administrator is told. A backend only resolves
+ * says busy, and what the administrator is told. A lessor only resolves
  * names, creates a lease and revokes one.
  */
 
@@ -29,52 +29,11 @@
  * lessor refused as busy. */
 #define LEASE_MAX_AVOID 64
 
-struct lease_plan;
 struct held;
-
-enum lease_creation {
-	LEASE_CREATED,
-	/* Something asked for is leased already; culprit names it, 0 if the
-	 * lessor does not say. */
-	LEASE_BUSY,
-	/* For another reason, in why. */
-	LEASE_REFUSED,
-};
-
-/* What differs between lessors. Every hook gets the lessor it serves. */
-struct lease_backend {
-	/* Synchronous backends: fill p->targets from a snapshot taken now, with
-	 * p->snapshot pointing at it for the hooks below until return. False
-	 * and why in err when no snapshot can be taken. NULL for a backend that
-	 * resolves from its loop (x11), which calls lease_plan_first itself. */
-	bool (*resolve)(struct lessor *l, struct lease_plan *p, char *err, size_t errlen);
-	/* Synchronous backends: frees the snapshot resolve() took. */
-	void (*forget)(struct lessor *l, struct lease_plan *p);
-	/* Synchronous backends: asks for a lease of p->chosen and p->outputs. */
-	enum lease_creation (*create)(struct lessor *l, const struct lease_plan *p, int *fd,
-			uint32_t *id, uint32_t *culprit, char *why, size_t whylen);
-	/* Ends a lease the lessor gave, not waiting for anyone. */
-	void (*revoke)(struct lessor *l, uint32_t id);
-	/* Optional: after a seat gave a lease back (its outputs are free again). */
-	void (*released)(struct lessor *l);
-	/* Every output's name in the snapshot, ", " between, or "none". */
-	void (*list_outputs)(const void *snapshot, char *buf, size_t len);
-	/* An output's name in the snapshot. */
-	void (*output_name)(const void *snapshot, uint32_t output, char *buf, size_t len);
-	/* Optional: appended to "output NAME of WHERE is disconnected; waiting
-	 * for a monitor". */
-	void (*disconnected_hint)(const char *name, char *buf, size_t len);
-	/* Optional: appended to "output NAME of WHERE has no CRTC that can
-	 * drive it". */
-	void (*no_crtc_hint)(char *buf, size_t len);
-	/* Ids shown in hex (X resource ids) rather than decimal (DRM ids). */
-	bool hex_ids;
-};
 
 /* The base every lessor embeds first; lessor_check() verifies a cast. */
 struct lessor {
 	const struct lessor_impl *impl;
-	const struct lease_backend *backend;
 	char where[128]; /* "X server :0", "/dev/dri/card0": for messages */
 	struct lessor_listener listener;
 	struct held *held; /* the leases given and not given back */
@@ -83,8 +42,7 @@ struct lessor {
 /* l, after checking it is impl's (aborts if not: a lessor mixed up). */
 struct lessor *lessor_check(struct lessor *l, const struct lessor_impl *impl);
 
-void lessor_init(struct lessor *l, const struct lessor_impl *impl,
-		const struct lease_backend *backend, const char *where,
+void lessor_init(struct lessor *l, const struct lessor_impl *impl, const char *where,
 		const struct lessor_listener *listener);
 
 /* The lessor is lost: every lease it gave is void (its fd here closed,
@@ -117,7 +75,7 @@ struct lease *lessor_hold(struct lessor *l, const char *seat, size_t n,
 size_t lessor_held_crtcs(const struct lessor *l, uint32_t *out, size_t max);
 
 /* Gives back a lease that was never handed to its seat, without telling
- * the backend's released() (a backend in the middle of its own work). */
+ * the lessor's released() (a lessor in the middle of its own work). */
 void lease_drop(struct lease *lease);
 
 /* --- the algorithm --- */
@@ -129,7 +87,7 @@ enum lease_output_state {
 	LEASE_OUTPUT_FOREIGN,      /* leased by another client of the lessor */
 };
 
-/* One of the seat's outputs as the backend found it. */
+/* One of the seat's outputs as the lessor found it. */
 struct lease_target {
 	enum lease_output_state state;
 	uint32_t id;
@@ -146,8 +104,8 @@ struct lease_plan {
 	const char *seat;
 	char *const *names;
 	size_t n;
-	const void *snapshot; /* the backend's, for its hooks */
-	struct lease_target targets[LEASE_MAX_OBJECTS]; /* the backend fills them */
+	const void *snapshot; /* the lessor's, for its hooks */
+	struct lease_target targets[LEASE_MAX_OBJECTS]; /* the lessor fills them */
 	/* The choice, kept by the functions below. */
 	uint32_t outputs[LEASE_MAX_OBJECTS];
 	uint32_t options[LEASE_MAX_OBJECTS][LEASE_CRTCS_PER_OUTPUT];
@@ -163,7 +121,7 @@ struct lease_plan {
 enum lease_result lease_plan_init(struct lease_plan *p, const char *seat, char *const *names,
 		size_t n, char *err, size_t errlen);
 
-/* The backend has filled p->targets: LEASE_OK and the first assignment in
+/* The lessor has filled p->targets: LEASE_OK and the first assignment in
  * p->chosen to ask for, or LEASE_WAIT / LEASE_FAILED and why in err. */
 enum lease_result lease_plan_first(struct lessor *l, struct lease_plan *p, char *err,
 		size_t errlen);
@@ -184,7 +142,7 @@ void lease_plan_refused(const struct lessor *l, const struct lease_plan *p, cons
 struct lease *lease_plan_created(struct lessor *l, const struct lease_plan *p, int fd,
 		uint32_t id, char *err, size_t errlen);
 
-/* The whole algorithm over a synchronous backend (resolve and create):
+/* The whole algorithm over a synchronous lessor (resolve and create):
  * lessor_impl.lease. */
 enum lease_result lessor_lease_sync(struct lessor *l, const char *seat, char *const *names,
 		size_t n, struct lease **out, char *err, size_t errlen);

@@ -9,10 +9,11 @@
 #include "seatmap.h"
 
 /*
- * Where leases come from. Two implementations share this interface:
- * lease-x11.c (RandR 1.6 CreateLease from the running X server) and
- * lease-drm.c (drmModeCreateLease as the card's DRM master), both backends
- * of the one lease algorithm and record of leases in lease.h.
+ * Where leases come from: one interface, struct lessor_impl, and two
+ * kinds of lessor that implement it, lease-x11.c (RandR 1.6 CreateLease
+ * from the running X server) and lease-drm.c (drmModeCreateLease as the
+ * card's DRM master), both over the one lease algorithm and record of
+ * leases in lease.h.
  */
 
 #define LEASE_MAX_OBJECTS 16
@@ -50,6 +51,16 @@ struct lessor_listener {
 };
 
 struct lessor;
+struct lease_plan;
+
+enum lease_creation {
+	LEASE_CREATED,
+	/* Something asked for is leased already; culprit names it, 0 if the
+	 * lessor does not say. */
+	LEASE_BUSY,
+	/* For another reason, in why. */
+	LEASE_REFUSED,
+};
 
 /*
  * None of these waits for another process: the x11 lessor sends its
@@ -83,6 +94,35 @@ struct lessor_impl {
 	/* Revokes every lease still held, disconnects, frees. The leases it
 	 * gave become void, their handles valid until lease_release(). */
 	void (*destroy)(struct lessor *lessor);
+
+	/* The rest is what the one lease algorithm (lease.h) asks of each
+	 * kind of lessor; every hook gets the lessor it serves. */
+	/* Synchronous lessors (drm): fill p->targets from a snapshot taken now, with
+	 * p->snapshot pointing at it for the hooks below until return. False
+	 * and why in err when no snapshot can be taken. NULL for a lessor that
+	 * resolves from its loop (x11), which calls lease_plan_first itself. */
+	bool (*resolve)(struct lessor *l, struct lease_plan *p, char *err, size_t errlen);
+	/* Synchronous lessors (drm): frees the snapshot resolve() took. */
+	void (*forget)(struct lessor *l, struct lease_plan *p);
+	/* Synchronous lessors (drm): asks for a lease of p->chosen and p->outputs. */
+	enum lease_creation (*create_lease)(struct lessor *l, const struct lease_plan *p, int *fd,
+			uint32_t *id, uint32_t *culprit, char *why, size_t whylen);
+	/* Ends a lease the lessor gave, not waiting for anyone. */
+	void (*revoke)(struct lessor *l, uint32_t id);
+	/* Optional: after a seat gave a lease back (its outputs are free again). */
+	void (*released)(struct lessor *l);
+	/* Every output's name in the snapshot, ", " between, or "none". */
+	void (*list_outputs)(const void *snapshot, char *buf, size_t len);
+	/* An output's name in the snapshot. */
+	void (*output_name)(const void *snapshot, uint32_t output, char *buf, size_t len);
+	/* Optional: appended to "output NAME of WHERE is disconnected; waiting
+	 * for a monitor". */
+	void (*disconnected_hint)(const char *name, char *buf, size_t len);
+	/* Optional: appended to "output NAME of WHERE has no CRTC that can
+	 * drive it". */
+	void (*no_crtc_hint)(char *buf, size_t len);
+	/* Ids shown in hex (X resource ids) rather than decimal (DRM ids). */
+	bool hex_ids;
 };
 
 /*

@@ -13,7 +13,7 @@
 #include "text.h"
 
 /*
- * The shared lease algorithm (lease.c, lease-held.c) over a fake backend: a
+ * The shared lease algorithm (lease.c, lease-held.c) over a fake lessor: a
  * card of outputs with fixed states and CRTCs, whose create() refuses as
  * busy the CRTCs listed in busy[].
  */
@@ -136,22 +136,19 @@ static void fake_no_crtc_hint(char *buf, size_t len) {
 	snprintf(buf, len, " (why)");
 }
 
-static const struct lease_backend fake_backend = {
+static const struct lessor_impl fake_impl = {
+	.name = "fake",
+	.lease = lessor_lease_sync,
+	.release = lessor_release,
 	.resolve = fake_resolve,
 	.forget = fake_forget,
-	.create = fake_create,
+	.create_lease = fake_create,
 	.revoke = fake_revoke,
 	.released = fake_released,
 	.list_outputs = fake_list,
 	.output_name = fake_name,
 	.disconnected_hint = fake_hint,
 	.no_crtc_hint = fake_no_crtc_hint,
-};
-
-static const struct lessor_impl fake_impl = {
-	.name = "fake",
-	.lease = lessor_lease_sync,
-	.release = lessor_release,
 };
 
 static void available(void *data) {
@@ -174,7 +171,7 @@ static int setup(void **state) {
 	f->outputs[5] = (struct fake_output){"E", 6, LEASE_OUTPUT_FOREIGN, {13}, {0}, 1};
 	f->n_outputs = 6;
 	struct lessor_listener listener = {.available = available, .lost = lost, .data = f};
-	lessor_init(&f->base, &fake_impl, &fake_backend, "fake card", &listener);
+	lessor_init(&f->base, &fake_impl, "fake card", &listener);
 	*state = f;
 	return 0;
 }

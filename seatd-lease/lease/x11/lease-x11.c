@@ -12,13 +12,11 @@
 
 /* See lease-x11.h for how the x11 lessor asks for leases. */
 
-static const struct lease_backend x11_backend;
-
 static struct x11_lessor *x11_from(struct lessor *l) {
 	return (struct x11_lessor *)lessor_check(l, &lessor_x11_impl);
 }
 
-/* --- the backend's hooks --- */
+/* --- the hooks of the lease algorithm (lessor.h) --- */
 
 static void x11_revoke(struct lessor *base, uint32_t id) {
 	struct x11_lessor *l = x11_from(base);
@@ -48,15 +46,6 @@ static void x11_no_crtc_hint(char *buf, size_t len) {
 			"outputs only the card's first 7 CRTCs; for more seats on one card, use "
 			"lessor = drm)");
 }
-
-static const struct lease_backend x11_backend = {
-	.revoke = x11_revoke,
-	.released = x11_released,
-	.list_outputs = x11_list_outputs,
-	.output_name = x11_output_name,
-	.no_crtc_hint = x11_no_crtc_hint,
-	.hex_ids = true,
-};
 
 /* --- the seats' answers --- */
 
@@ -209,7 +198,7 @@ static struct lessor *x11_create(const struct seatmap *map, const char *card,
 	l->seat0 = strcmp(map->display, SEAT0_DISPLAY) == 0;
 	char where[128];
 	snprintf(where, sizeof(where), "X server %s", map->display);
-	lessor_init(&l->base, &lessor_x11_impl, &x11_backend, where, listener);
+	lessor_init(&l->base, &lessor_x11_impl, where, listener);
 	l->poller = poller;
 	if (!x11_conn_start(l, err, errlen)) {
 		x11_destroy(&l->base);
@@ -224,4 +213,10 @@ const struct lessor_impl lessor_x11_impl = {
 	.lease = x11_lease,
 	.release = lessor_release,
 	.destroy = x11_destroy,
+	.revoke = x11_revoke,
+	.released = x11_released,
+	.list_outputs = x11_list_outputs,
+	.output_name = x11_output_name,
+	.no_crtc_hint = x11_no_crtc_hint,
+	.hex_ids = true,
 };

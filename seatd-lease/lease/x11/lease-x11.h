@@ -160,7 +160,7 @@ bool x11_job_progress(struct x11_lessor *l, struct job *j);
 /* The request whose reply j looks for next; false when it looks for none
  * (done, or able to move on without the server). */
 bool x11_job_awaits(const struct job *j, unsigned *seq);
-/* The backend's hooks on a job's snapshot. */
+/* The lease algorithm's hooks on a job's snapshot. */
 void x11_list_outputs(const void *snapshot, char *buf, size_t len);
 void x11_output_name(const void *snapshot, uint32_t output, char *buf, size_t len);
 
