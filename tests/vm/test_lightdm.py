@@ -1,5 +1,6 @@
-"""README's LightDM recipes, tried for real: a systemd guest runs LightDM on
-head 1, and seatd-lease.service leases heads 2 and 3 from LightDM's X server.
+"""The LightDM recipes of docs/deploying.md, tried for real: a systemd guest
+runs LightDM on head 1, and seatd-lease.service leases heads 2 and 3 from
+LightDM's X server.
 
 LightDM is installed in the guest only (Rig(writable_usr=True), from the .debs
 that scripts/test downloads into build/vm/debs), never on the host: there it
