@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "card-lessors.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "control-client.h"
@@ -13,7 +14,6 @@
 #include "handout-wire.h"
 #include "handout.h"
 #include "input.h"
-#include "lessor-links.h"
 #include "log.h"
 #include "machine.h"
 #include "master-store.h"

@@ -6,11 +6,11 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "card-lessors.h"
 #include "cgroup.h"
 #include "handout.h"
 #include "input.h"
 #include "lessor-link.h"
-#include "lessor-links.h"
 #include "poller.h"
 #include "seat.h"
 #include "seatmap.h"

@@ -1,5 +1,5 @@
-#ifndef SEATD_LEASE_LESSOR_LINKS_H
-#define SEATD_LEASE_LESSOR_LINKS_H
+#ifndef SEATD_LEASE_CARD_LESSORS_H
+#define SEATD_LEASE_CARD_LESSORS_H
 
 #include <stdbool.h>
 

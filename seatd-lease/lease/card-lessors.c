@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lessor-links.h"
+#include "card-lessors.h"
 #include "lessor.h"
 #include "xalloc.h"
 
