@@ -92,7 +92,7 @@ void fleet_changed(struct fleet *fleet) {
 
 void fleet_stop_all(struct fleet *fleet) {
 	fleet->shutting_down = true;
-	lessor_links_shutdown(fleet->env.links);
+	card_lessors_shutdown(fleet->env.links);
 	for (size_t i = 0; i < fleet->n_seats; i++) {
 		fleet->seats[i]->restart_requested = false;
 		seat_stop(runner_seat(fleet->seats[i]->runner));

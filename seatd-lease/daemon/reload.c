@@ -68,7 +68,7 @@ static void apply(struct fleet *fleet, struct seatmap *map, FILE *report) {
 		seatmap_free(fleet->map);
 	}
 	fleet->map = map;
-	lessor_links_set_map(fleet->env.links, map);
+	card_lessors_set_map(fleet->env.links, map);
 	struct counts counts = {0};
 	for (size_t i = 0; i < n; i++) {
 		apply_step(fleet, before, &steps[i], seats, report, &counts);

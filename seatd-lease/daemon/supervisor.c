@@ -31,13 +31,13 @@
  * reload.c and assign-mode.c change the fleet; takeover.c adopts or cleans
  * what an earlier run left; fleet.c holds the seats, each a runner
  * (seat/runner.h, opaque here) driving its state machine (seat/seat.c),
- * with a lessor link per card (lease/lessor-links.h) under the runners.
+ * with a lessor link per card (lease/card-lessors.h) under the runners.
  * Nothing below calls up: news comes through the listeners set here.
  */
 struct supervisor {
 	struct fleet fleet;
 	struct poller *poller;
-	struct lessor_links *links;
+	struct card_lessors *links;
 	struct control *control;
 	struct input_watch *inputs;
 	/* NULL where the seats cannot have cgroups (said once at start). */
@@ -130,14 +130,14 @@ static int setup(struct supervisor *sup, struct seatmap *map, bool single) {
 		log_error("cannot create the event loop: %s", strerror(errno));
 		return -1;
 	}
-	static const struct lessor_links_listener listener_template = {
+	static const struct card_lessors_listener listener_template = {
 		.available = lessor_available,
 		.lost = lessor_lost,
 		.fatal = lessor_fatal,
 	};
-	struct lessor_links_listener listener = listener_template;
+	struct card_lessors_listener listener = listener_template;
 	listener.data = sup;
-	sup->links = lessor_links_create(sup->poller, map, single, &listener);
+	sup->links = card_lessors_create(sup->poller, map, single, &listener);
 	if (sup->links == NULL ||
 			poller_add_signal(sup->poller, SIGTERM, on_stop_signal, sup) == NULL ||
 			poller_add_signal(sup->poller, SIGINT, on_stop_signal, sup) == NULL) {
@@ -186,7 +186,7 @@ static void teardown(struct supervisor *sup) {
 	}
 	/* The runners first: they free their leases while the lessor is there. */
 	fleet_finish(&sup->fleet);
-	lessor_links_destroy(sup->links);
+	card_lessors_destroy(sup->links);
 	cgroups_close(sup->cgroups);
 	poller_destroy(sup->poller);
 }
@@ -237,7 +237,7 @@ int supervisor_run(struct seatmap *map) {
 			goto out;
 		}
 	}
-	lessor_links_connect(sup.links);
+	card_lessors_connect(sup.links);
 	/* Every card of the map has had its try at systemd's store. */
 	master_store_drop_untaken();
 	takeover(&sup.fleet, map, sup.cgroups);
@@ -300,7 +300,7 @@ int supervisor_run_seat(struct seatmap *map, const char *name) {
 				"one process at a time can be: for several seats on that card, use "
 				"seatd-lease run", name, config->card);
 	}
-	lessor_links_connect(sup.links);
+	card_lessors_connect(sup.links);
 	master_store_drop_untaken();
 	if (sup.fatal) {
 		goto out;

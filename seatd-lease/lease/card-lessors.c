@@ -7,19 +7,19 @@
 #include "xalloc.h"
 
 struct entry {
-	struct lessor_links *links;
+	struct card_lessors *links;
 	struct lessor_link *link;
 	unsigned refs;
 	bool permanent; /* [general]'s card */
 };
 
-struct lessor_links {
+struct card_lessors {
 	struct poller *poller;
 	const struct seatmap *map;
 	bool single;
-	bool connected; /* lessor_links_connect has run */
+	bool connected; /* card_lessors_connect has run */
 	bool shut_down;
-	struct lessor_links_listener listener;
+	struct card_lessors_listener listener;
 	struct entry **entries;
 	size_t n_entries;
 };
@@ -39,7 +39,7 @@ static void entry_fatal(void *data) {
 	e->links->listener.fatal(e->links->listener.data);
 }
 
-static struct entry *entry_add(struct lessor_links *links, const char *card) {
+static struct entry *entry_add(struct card_lessors *links, const char *card) {
 	links->entries = xrealloc(links->entries, (links->n_entries + 1) * sizeof(*links->entries));
 	struct entry *e = xcalloc(1, sizeof(*e));
 	e->links = links;
@@ -61,10 +61,10 @@ static struct entry *entry_add(struct lessor_links *links, const char *card) {
 	return e;
 }
 
-struct lessor_links *lessor_links_create(struct poller *poller, const struct seatmap *map,
-		bool single, const struct lessor_links_listener *listener) {
-	struct lessor_links *links = xcalloc(1, sizeof(*links));
-	*links = (struct lessor_links){
+struct card_lessors *card_lessors_create(struct poller *poller, const struct seatmap *map,
+		bool single, const struct card_lessors_listener *listener) {
+	struct card_lessors *links = xcalloc(1, sizeof(*links));
+	*links = (struct card_lessors){
 		.poller = poller,
 		.map = map,
 		.single = single,
@@ -74,7 +74,7 @@ struct lessor_links *lessor_links_create(struct poller *poller, const struct sea
 	if (!single) {
 		struct entry *e = entry_add(links, map->card);
 		if (e == NULL) {
-			lessor_links_destroy(links);
+			card_lessors_destroy(links);
 			return NULL;
 		}
 		e->permanent = true;
@@ -82,7 +82,7 @@ struct lessor_links *lessor_links_create(struct poller *poller, const struct sea
 	return links;
 }
 
-void lessor_links_destroy(struct lessor_links *links) {
+void card_lessors_destroy(struct card_lessors *links) {
 	if (links == NULL) {
 		return;
 	}
@@ -94,14 +94,14 @@ void lessor_links_destroy(struct lessor_links *links) {
 	free(links);
 }
 
-void lessor_links_set_map(struct lessor_links *links, const struct seatmap *map) {
+void card_lessors_set_map(struct card_lessors *links, const struct seatmap *map) {
 	links->map = map;
 	for (size_t i = 0; i < links->n_entries; i++) {
 		lessor_link_set_map(links->entries[i]->link, map);
 	}
 }
 
-struct lessor_link *lessor_links_get(struct lessor_links *links, const char *card) {
+struct lessor_link *card_lessors_get(struct card_lessors *links, const char *card) {
 	struct entry *e = NULL;
 	for (size_t i = 0; i < links->n_entries && e == NULL; i++) {
 		if (strcmp(lessor_link_card(links->entries[i]->link), card) == 0) {
@@ -121,7 +121,7 @@ struct lessor_link *lessor_links_get(struct lessor_links *links, const char *car
 	return e->link;
 }
 
-void lessor_links_put(struct lessor_links *links, struct lessor_link *link) {
+void card_lessors_put(struct card_lessors *links, struct lessor_link *link) {
 	for (size_t i = 0; i < links->n_entries; i++) {
 		struct entry *e = links->entries[i];
 		if (e->link != link) {
@@ -141,14 +141,14 @@ void lessor_links_put(struct lessor_links *links, struct lessor_link *link) {
 	}
 }
 
-void lessor_links_connect(struct lessor_links *links) {
+void card_lessors_connect(struct card_lessors *links) {
 	links->connected = true;
 	for (size_t i = 0; i < links->n_entries; i++) {
 		lessor_link_connect(links->entries[i]->link);
 	}
 }
 
-void lessor_links_shutdown(struct lessor_links *links) {
+void card_lessors_shutdown(struct card_lessors *links) {
 	links->shut_down = true;
 	for (size_t i = 0; i < links->n_entries; i++) {
 		lessor_link_shutdown(links->entries[i]->link);

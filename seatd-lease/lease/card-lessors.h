@@ -16,7 +16,7 @@
  * and goes with the last.
  */
 
-struct lessor_links_listener {
+struct card_lessors_listener {
 	/* link's lessor is up, or outputs were freed: its waiting seats retry. */
 	void (*available)(void *data, struct lessor_link *link);
 	/* link's lessor is gone, and every lease it gave: its seats forget
@@ -27,31 +27,31 @@ struct lessor_links_listener {
 	void *data;
 };
 
-struct lessor_links;
+struct card_lessors;
 
 /* With [general]'s card's link made (not connected). single: `seat NAME`,
  * whose drm links fail fast (lessor_link_create). map is the caller's, as
  * for lessor_link_create. NULL with errno on failure. */
-struct lessor_links *lessor_links_create(struct poller *poller, const struct seatmap *map,
-		bool single, const struct lessor_links_listener *listener);
+struct card_lessors *card_lessors_create(struct poller *poller, const struct seatmap *map,
+		bool single, const struct card_lessors_listener *listener);
 /* Destroys every link (releasing every lease); NULL is fine. */
-void lessor_links_destroy(struct lessor_links *links);
+void card_lessors_destroy(struct card_lessors *links);
 
 /* The map the next connects read (a reload's). */
-void lessor_links_set_map(struct lessor_links *links, const struct seatmap *map);
+void card_lessors_set_map(struct card_lessors *links, const struct seatmap *map);
 
 /* The link for a seat on card, made for its first seat (and connected at
- * once after lessor_links_connect); a reference the seat gives back with
- * lessor_links_put. NULL with errno when it cannot be made. */
-struct lessor_link *lessor_links_get(struct lessor_links *links, const char *card);
+ * once after card_lessors_connect); a reference the seat gives back with
+ * card_lessors_put. NULL with errno when it cannot be made. */
+struct lessor_link *card_lessors_get(struct card_lessors *links, const char *card);
 /* A seat is done with link: a card other than [general]'s loses its link
  * with its last seat (its lessor destroyed: leases the seat still held are
  * void). */
-void lessor_links_put(struct lessor_links *links, struct lessor_link *link);
+void card_lessors_put(struct card_lessors *links, struct lessor_link *link);
 
 /* Connects every link, and from now on each new one when it is made. */
-void lessor_links_connect(struct lessor_links *links);
+void card_lessors_connect(struct card_lessors *links);
 /* No more connects: the daemon is stopping. */
-void lessor_links_shutdown(struct lessor_links *links);
+void card_lessors_shutdown(struct card_lessors *links);
 
 #endif

@@ -9,7 +9,7 @@
 #include "seatmap.h"
 
 /*
- * The daemon's link to one lessor (one per card: lessor-links.h): connects, retries with a back-off
+ * The daemon's link to one lessor (one per card: card-lessors.h): connects, retries with a back-off
  * (500 ms doubling to 30 s) while it cannot, and, when the lessor is lost,
  * tells the listener, destroys the lessor on the loop's next turn (the loss
  * may be reported from inside the lessor's own callback) and connects again

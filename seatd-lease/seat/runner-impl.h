@@ -36,7 +36,7 @@ struct seat_process {
 struct runner {
 	struct seat seat;
 	const struct runner_env *env;
-	/* The lessor of its card (lessor-links.h), for as long as it lives. */
+	/* The lessor of its card (card-lessors.h), for as long as it lives. */
 	struct lessor_link *link;
 	/* The runner's own copy of its seat's settings (seat.config) and of
 	 * [general]: a reload's new map changes nothing under it. */

@@ -359,7 +359,7 @@ struct runner *runner_create(const struct runner_env *env, struct seatmap *map,
 	seat_paths_init(&r->paths, r->map->runtime_dir, config->name);
 	seat_init(&r->seat, config, &runner_ops, r);
 	r->timer = poller_add_timer(env->poller, runner_timer, r);
-	r->link = r->timer != NULL ? lessor_links_get(env->links, config->card) : NULL;
+	r->link = r->timer != NULL ? card_lessors_get(env->links, config->card) : NULL;
 	if (r->link == NULL) {
 		log_error("cannot set up seat %s: %s", config->name, strerror(errno));
 		poller_remove(r->timer);
@@ -395,7 +395,7 @@ void runner_destroy(struct runner *r) {
 		seat_user_finish(&r->user);
 	}
 	seat_finish(&r->seat);
-	lessor_links_put(r->env->links, r->link);
+	card_lessors_put(r->env->links, r->link);
 	seatmap_free(r->map);
 	free(r);
 }

@@ -26,7 +26,7 @@
 
 struct runner_env {
 	struct poller *poller;
-	struct lessor_links *links;
+	struct card_lessors *links;
 	struct cgroups *cgroups; /* NULL: the seats have no cgroups */
 	/* Where display managers' seats hand out their leases; NULL: nowhere. */
 	struct handout *handout;
