@@ -48,7 +48,7 @@ static const char *shown(const char *text, char *buf, size_t len) {
 	return text_escape(text != NULL ? text : "(none)", buf, len);
 }
 
-/* Prints what the issue's administrator needs to know of device; returns its
+/* Prints what the administrator needs to know of device; returns its
  * match (caller frees). */
 static char *describe(struct libinput_device *device, const char *what) {
 	struct udev_device *dev = libinput_device_get_udev_device(device);

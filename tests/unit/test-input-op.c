@@ -1,6 +1,6 @@
 /* The input operations' parts that wait on nothing but the loop: the child
  * udevadm runs as (input-reload.h), the rules files (input-rules.h), and an
- * operation's callback, which always comes from the loop (issue 13, point 5). */
+ * operation's callback, which always comes from the loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>

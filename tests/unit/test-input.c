@@ -258,7 +258,7 @@ static void count_rule(struct rule_token *tokens, size_t n, void *data) {
 	(*(size_t *)data)++;
 }
 
-/* Issue 12, finding 6: the rules must say to udev what the map says. Here:
+/* The rules must say to udev what the map says. Here:
  * every rule is one udev can read, made of keys it knows. */
 static void rules_are_read_back_as_udev_reads_them(void **state) {
 	(void)state;
@@ -505,7 +505,7 @@ static const struct fake_dev mouse_event = {"event2", "input", NULL,
 static const struct fake_event mouse = {&mouse_event, "pci-0000:00:06.0",
 	"/dev/input/event2", {"/dev/input/by-path/pci-0000:00:06.0-event-mouse", NULL}};
 
-/* Issue 12, finding 6: '|' in a match value is 'or' to udev, and a glob in
+/* '|' in a match value is 'or' to udev, and a glob in
  * a node: or sysfs: path is a pattern to udev; to our matcher neither. */
 static void alternatives_and_globs_mean_the_same(void **state) {
 	(void)state;
@@ -573,7 +573,7 @@ static const struct fake_dev uinput_event = {"event30", "input", NULL,
 static const struct fake_event virtual_device = {&uinput_event, NULL, "/dev/input/event30",
 	{NULL}};
 
-/* Issue 12, finding 6: which parent, which blanks and which missing
+/* Which parent, which blanks and which missing
  * property a match looks at, udev's rules and the matcher alike. */
 static void rules_and_matcher_agree_on_parents(void **state) {
 	(void)state;
@@ -593,7 +593,7 @@ static void rules_and_matcher_agree_on_parents(void **state) {
 			sizeof(events) / sizeof(events[0]));
 }
 
-/* Issue 12, finding 9: check accepted patterns that the daemon then refused
+/* Check accepted patterns that the daemon then refused
  * to write as rules, and the seat ran without keyboard or mouse. The same
  * rule judges both: whatever check accepts becomes a rule, and whatever
  * reaches the rules writer unchecked is refused with check's words. */
@@ -641,7 +641,7 @@ static void check_and_rules_writer_agree(void **state) {
 	}
 }
 
-/* Issue 14: devices = gives every other device ID_SEAT, seat and uaccess
+/* `devices =` gives every other device ID_SEAT, seat and uaccess
  * (logind's ACL for the seat's active session), no owner. */
 static void devices_become_uaccess_rules_of_the_seat(void **state) {
 	(void)state;
@@ -690,8 +690,8 @@ static void devices_become_uaccess_rules_of_the_seat(void **state) {
 	}
 }
 
-/* Issue 14: the seat's connectors, in the kernel's names, are the logind
- * seat's master devices; issue 18: on its own card only (Virtual-2 is on
+/* The seat's connectors, in the kernel's names, are the logind
+ * seat's master devices; on its own card only (Virtual-2 is on
  * every virtio-gpu). */
 static void connectors_become_the_logind_seats_masters(void **state) {
 	(void)state;

@@ -77,7 +77,7 @@ static void name_usb_node_matches(void **state) {
 	assert_false(matches("node:/dev/input/event50", &keyboard));
 }
 
-/* What udev's rules see, the matcher sees (issue 12, finding 6). */
+/* What udev's rules see, the matcher sees. */
 static void matches_see_what_udev_sees(void **state) {
 	/* A device behind a hub is on the hub, as ATTRS{} finds it. */
 	assert_true(matches("usb:05e3:0608", &keyboard));
@@ -105,7 +105,7 @@ static void bad_matches(void **state) {
 	assert_true(refused("node:event5"));
 	assert_true(refused("name:"));
 	assert_true(refused("path:"));
-	/* What udev would read otherwise (issue 12, findings 6 and 9). */
+	/* What udev would read otherwise. */
 	assert_true(refused("name:Logitech K120|*"));
 	assert_true(refused("path:a|b"));
 	assert_true(refused("node:/dev/input/event*"));
@@ -137,7 +137,7 @@ static void format_and_equal(void **state) {
 	input_match_finish(&d);
 }
 
-/* Issue 13, point 8: one overlap report, for the log and check --probe. */
+/* One overlap report, for the log and check --probe. */
 static void overlap_report(void **state) {
 	(void)state;
 	char buf[512];

@@ -6,7 +6,7 @@
 
 #include "outname.h"
 
-/* Issue 13, point 8: the kernel's and modesetting's names, both ways. */
+/* The kernel's and modesetting's names, both ways. */
 static void both_ways(void **state) {
 	(void)state;
 	char buf[64];

@@ -1,5 +1,5 @@
-/* A seat's directory: root's, and what its user can do to root through it
- * (issue 12, findings 1 to 3). Root only: the cases are about ownership. */
+/* A seat's directory: root's, and what its user can do to root through
+ * it. Root only: the cases are about ownership. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

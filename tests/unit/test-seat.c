@@ -189,7 +189,7 @@ static void crash_loop_backs_off_then_fails(void **state) {
 	seat_finish(&seat);
 }
 
-/* Issue 12, finding 7: a back-off of 0 disarmed the timer, and the seat
+/* A back-off of 0 disarmed the timer, and the seat
  * stayed in back-off for good. The map refuses it; the state machine still
  * waits at least 1 ms whatever its config says. */
 static void zero_backoff_still_restarts(void **state) {

@@ -185,7 +185,7 @@ static void comments_quotes_and_continuations(void **state) {
 	seatmap_free(map);
 }
 
-/* Issue 18: seats on several cards. A seat's card is its own card = or
+/* Seats on several cards. A seat's card is its own card = or
  * [general]'s; the X server serves [general]'s card, each other card is
  * leased from itself; a seat's card is part of what a reload compares, and
  * outputs are one seat's per card (connector names repeat across cards). */
@@ -288,7 +288,7 @@ static char *repeat(char c, size_t n) {
 	return s;
 }
 
-/* Issue 12, finding 4: a 48-byte key with a 150-byte value made a 200-byte
+/* A 48-byte key with a 150-byte value made a 200-byte
  * line for inih's buffer, and the reader called abort(). */
 static void a_long_key_and_value_are_read_not_aborted(void **state) {
 	(void)state;
@@ -605,7 +605,7 @@ static void general_changes_a_reload_refuses(void **state) {
 	seatmap_free(same);
 }
 
-/* Issue 12, finding 13: a million diagnostics took 240 MB. The first 100 in
+/* A million diagnostics took 240 MB. The first 100 in
  * file order are kept, whatever order they are found in; the rest counted. */
 static void diagnostics_are_capped_in_file_order(void **state) {
 	(void)state;
@@ -638,7 +638,7 @@ static void diagnostics_are_capped_in_file_order(void **state) {
 	diag_list_finish(&diags);
 }
 
-/* Issue 12, finding 5: runtime_dir is judged where it leads, too. */
+/* runtime_dir is judged where it leads, too. */
 static void runtime_dir_through_a_link_is_judged_where_it_leads(void **state) {
 	(void)state;
 	char cwd[256], link[320], text[1024], err[512];
@@ -691,7 +691,7 @@ static void hostile_text(void **state) {
 	}
 }
 
-/* Issue 13, point 7: loads text as a reloading daemon that runs old does. */
+/* Loads text as a reloading daemon that runs old does. */
 static struct seatmap *reload_ok(const char *text, const struct seatmap *old) {
 	struct seatmap_env env = pure;
 	env.previous = old;
@@ -819,7 +819,7 @@ static void seat_defaults_are_copies(void **state) {
 	seatmap_free(map);
 }
 
-/* Issue 14: devices = takes the matches of inputs =, for one seat. */
+/* `devices =` takes the matches of inputs =, for one seat. */
 static void devices_are_matches_of_one_seat(void **state) {
 	struct seatmap *map = load_ok(
 		"[general]\ndisplay = :0\n"

@@ -263,7 +263,7 @@ static void spawned_process_holds_only_its_fds(void **state) {
 	seat_user_finish(&user);
 }
 
-/* Issue 12, finding 13: not the umask and core size the daemon had. */
+/* Not the umask and core size the daemon had. */
 static void spawned_process_gets_umask_022_and_no_core(void **state) {
 	if (geteuid() != 0) {
 		skip();
@@ -339,7 +339,7 @@ static void exec_failure_is_reported(void **state) {
 	assert_false(seat_user_lookup("no-such-user-here", &user, err, sizeof(err)));
 }
 
-/* Issue 12: until its exec the child may block (an automounted home in
+/* Until its exec the child may block (an automounted home in
  * chdir): spawn_process must not wait for it. Here the
  * step that blocks is joining a "cgroup" whose procs file is a full pipe. */
 static void spawn_does_not_wait_for_a_child_stuck_before_exec(void **state) {
@@ -432,7 +432,7 @@ static struct watch watch_child(char **argv) {
 	return w;
 }
 
-/* Issue 12, finding 12: with SIGCHLD ignored (inherited), the kernel reaps
+/* With SIGCHLD ignored (inherited), the kernel reaps
  * the child, waitid fails, and a level-triggered pidfd that is not dropped
  * fires for ever. */
 static void a_child_reaped_elsewhere_is_reported_once(void **state) {

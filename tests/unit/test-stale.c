@@ -1,5 +1,5 @@
-/* What a run cleans up in runtime_dir, and what it refuses to trust there
- * (issue 12, findings 3 and 5). Root only: the cases are about ownership. */
+/* What a run cleans up in runtime_dir, and what it refuses to trust
+ * there. Root only: the cases are about ownership. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -31,7 +31,7 @@ static void durations(void **state) {
 	assert_false(parse_duration("1.s", &ms, err, sizeof(err)));
 }
 
-/* Issue 12, finding 7: a back-off of 0 armed no timer at all. */
+/* A back-off of 0 armed no timer at all. */
 static void restart_delays_are_at_least_1ms(void **state) {
 	char err[256];
 	uint64_t ms = 7;
@@ -47,7 +47,7 @@ static void restart_delays_are_at_least_1ms(void **state) {
 	assert_false(parse_restart_delay("25h", &ms, err, sizeof(err)));
 }
 
-/* Issue 12, finding 8: a seat's directory is runtime_dir/NAME, beside the
+/* A seat's directory is runtime_dir/NAME, beside the
  * daemon's own files there. */
 static void seat_names_clear_of_the_daemons_files(void **state) {
 	assert_true(seat_name_valid("lab-1"));
@@ -63,7 +63,7 @@ static void seat_names_clear_of_the_daemons_files(void **state) {
 	assert_false(seat_name_valid("a/b"));
 }
 
-/* Issue 12, finding 5: the daemon removes the directories it finds in
+/* The daemon removes the directories it finds in
  * runtime_dir and hands seats' directories to their users. */
 static void runtime_dirs_are_dedicated(void **state) {
 	static const char *const good[] = {
@@ -100,7 +100,7 @@ static void runtime_dirs_are_dedicated(void **state) {
 	assert_false(runtime_dir_valid(longest, err, sizeof(err)));
 }
 
-/* Issue 12, finding 11: an output name goes between quotes into the seat's
+/* An output name goes between quotes into the seat's
  * xorg.conf, and into a /sys glob pattern. */
 static void output_names(void **state) {
 	static const char *const good[] = {
@@ -214,7 +214,7 @@ static void seat_runtime_sizes(void **state) {
 	assert_false(parse_seat_runtime_size("64T", &bytes, err, sizeof(err)));
 }
 
-/* Issue 13, point 8: one seat id, "seat-NAME", and back. */
+/* One seat id, "seat-NAME", and back. */
 static void seat_ids(void **state) {
 	(void)state;
 	char id[SEAT_ID_MAX];

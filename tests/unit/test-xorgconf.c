@@ -1,6 +1,6 @@
 /* The xorg_conf snippet is read as root and copied where the seat's user
- * reads it: only a file that root alone can change is (issue 12, finding
- * 10). Root only: the cases are about ownership. */
+ * reads it: only a file that root alone can change is. Root only: the
+ * cases are about ownership. */
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>

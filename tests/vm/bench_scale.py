@@ -1,4 +1,4 @@
-"""seatd-lease's costs against the number of seats (issue 18), printed, not
+"""seatd-lease's costs against the number of seats, printed, not
 asserted, on a 9-head rig at 640x480 (the heads' smallest mode, so that TCG
 draws them). For each lessor and N seats: bring-up against its floor (the
 same N Xorgs started by hand on N leases at once: lease-probe for the X

@@ -1,4 +1,4 @@
-"""The soak (issue 19, point 2), run by scripts/soak, not by scripts/test: the
+"""The soak, run by scripts/soak, not by scripts/test: the
 rig's seats run throughout while blocks of faults and hostile input come one
 after the other; after each block, what could accumulate is counted, by
 asking the kernel and the guest (not seatd-lease's own bookkeeping), and
@@ -29,7 +29,7 @@ USB_PORT = "1"
 # is what the repetition leaves behind, not the back-off.
 # (seat_map sets restart_delay = 200ms.)
 GENERAL = "restart = always\nrestart_delay_max = 400ms\nstart_limit = 1000/10s\n"
-# What each block repeats at --scale 1 (the issue's figures).
+# What each block repeats at --scale 1 (the counts it was specified with).
 COUNTS = dict(xserver=1000, session=200, primary=20, daemon=20, reload=200, usb=100,
               hostile=1000, udevd=1)
 BACK_TIMEOUT = 120
@@ -297,7 +297,7 @@ def udevd_stopped(rig, sup, names, n):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0,
-                        help="each block's count times this (at least 1); 1: the issue's")
+                        help="each block's count times this (at least 1); 1: the counts it was specified with")
     parser.add_argument("--only", default=",".join(COUNTS),
                         help="the blocks to run, of %s (default: all)" % ",".join(COUNTS))
     args = parser.parse_args()

@@ -1,4 +1,4 @@
-"""Nobody gets in (issue 19, point 3), on the rig: a seat's user cannot read
+"""Nobody gets in, on the rig: a seat's user cannot read
 another seat's input devices (nor the primary's), cannot use the control
 socket, cannot write into runtime_dir or another seat's directory, and the
 seat's X server and session start with no descriptor and no environment

@@ -299,7 +299,7 @@ def test_xdmcp_login_on_every_seat(rig):
 
 
 def dm_map(seats):
-    """Display managers' seats (issue 15): leased from the X server LightDM
+    """Display managers' seats: leased from the X server LightDM
     runs on seat0, whatever its number (display = seat0), their X servers
     started by LightDM through `seatd-lease xserver`."""
     lines = ["[general]", "lessor = x11", "display = seat0", "runtime_dir = %s" % RUNTIME_DIR,

@@ -1,4 +1,4 @@
-"""Seats for the whole desktop (issue 14), on a rig guest with systemd as
+"""Seats for the whole desktop, on a rig guest with systemd as
 init: each running seat is a logind seat, its session a logind session
 opened through PAM, and the USB devices on its ports (`devices =`) are its
 own: udisks lets its user mount its disk and no other seat's user, its sound

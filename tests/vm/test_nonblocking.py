@@ -1,4 +1,4 @@
-"""Nothing blocks the daemon's loop (issue 13, point 5): giving a seat's
+"""Nothing blocks the daemon's loop: giving a seat's
 input devices back to seat0 waits for udev on the loop, never in it. With
 udevd stopped, three seats stopped at once each wait for udev (about 7 s:
 udevadm's own 2 s timeout, then 5 s for udev's answers), and meanwhile the

@@ -1,4 +1,4 @@
-"""Eight seats on one card (issue 18): a 9-head rig with a seat on each of
+"""Eight seats on one card: a 9-head rig with a seat on each of
 heads 2..9, each with that head's keyboard and pointer, all at once, at
 640x480 (the smallest mode the virtual heads offer) so that TCG draws nine
 heads. Every head shows its own seat's colour, and a key typed on head 9's

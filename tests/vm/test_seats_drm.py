@@ -1,7 +1,7 @@
 """seatd-lease on the rig, drm lessor: no X server on the card; seatd-lease is
 its DRM master and leases every head to a seat of its own. Also `seatd-lease
 seat NAME`, one seat in the foreground as a service manager runs it; and,
-last, seats on two cards (issue 18): the rig has a second virtio-gpu, card1,
+last, seats on two cards: the rig has a second virtio-gpu, card1,
 with two heads (rig heads 4 and 5)."""
 
 import json

@@ -1,4 +1,4 @@
-"""A seat's user against the root daemon (issue 12), on the rig: each seat's
+"""A seat's user against the root daemon, on the rig: each seat's
 session is a shell script that runs as lab1 and attacks what seatd-lease
 does as root in runtime_dir; the checks are made as root in the guest.
 

@@ -1,5 +1,5 @@
-"""A seat's user against the rest of the machine and the other seats (issue
-12, suspected findings d and e), on the rig.
+"""A seat's user against the rest of the machine and the other seats, on
+the rig.
 
 (d) Everything a seat's user can write in runtime_dir (its XDG_RUNTIME_DIR,
 its logs, its processes' output) lived on /run, the tmpfs the whole system
