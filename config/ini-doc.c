@@ -275,7 +275,7 @@ static void continue_value(struct reader *r, struct ini_entry *e, const char *va
 
 static int handler(void *user, const char *section, const char *name, const char *value) {
 	struct reader *r = user;
-	(void)section; /* ours is the same, and keeps its line and its spelling */
+	/* section is ours too (current_section), with its line and spelling. */
 	struct ini_section *sec = current_section(r);
 	if (sec == NULL) {
 		return 1;

@@ -15,8 +15,6 @@ struct udev_watch {
 
 static void readable(int fd, uint32_t events, void *data) {
 	struct udev_watch *w = data;
-	(void)fd;
-	(void)events;
 	struct udev_device *dev;
 	while ((dev = udev_monitor_receive_device(w->monitor)) != NULL) {
 		w->device(w->data, dev);

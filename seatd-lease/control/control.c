@@ -74,7 +74,7 @@ static bool flush_reply(struct control_client *c) {
 		if (w < 0 && errno == EINTR) {
 			continue;
 		}
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (w < 0 && errno == EAGAIN) {
 			return false;
 		}
 		if (w <= 0) {
@@ -145,7 +145,6 @@ static void handle_request(struct control_client *c) {
 
 static void client_event(int fd, uint32_t events, void *data) {
 	struct control_client *c = data;
-	(void)events;
 	if (c->reply != NULL) {
 		if (flush_reply(c)) {
 			client_close(c);
@@ -204,7 +203,6 @@ static bool in_group(int fd, gid_t gid, gid_t primary) {
 
 static void accept_client(int fd, uint32_t events, void *data) {
 	struct control *control = data;
-	(void)events;
 	struct ucred cred;
 	int cfd = sock_accept(fd, &cred, "control");
 	if (cfd < 0) {

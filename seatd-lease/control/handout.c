@@ -152,7 +152,6 @@ static void hold_timed_out(void *data) {
 
 static void accept_hold(int fd, uint32_t events, void *data) {
 	struct handout *h = data;
-	(void)events;
 	struct ucred cred;
 	int cfd = sock_accept(fd, &cred, "handout");
 	if (cfd < 0) {

@@ -44,6 +44,5 @@ void notify_stopping(void) {
 }
 
 void notify_status(const char *text) {
-	(void)text;
 }
 #endif

@@ -205,14 +205,11 @@ static int loop(struct supervisor *sup) {
 /* `seat NAME` has one seat and no map to re-read that its unit would not
  * restart it for: SIGHUP must not end it (its default action). */
 static void on_hangup_single(int signo, void *data) {
-	(void)signo;
-	(void)data;
 	log_notice("SIGHUP: a seat process does not reload; restart it to apply a changed "
 			"seat map");
 }
 
 static void on_hangup(int signo, void *data) {
-	(void)signo;
 	struct supervisor *sup = data;
 	reload(&sup->fleet, NULL);
 }

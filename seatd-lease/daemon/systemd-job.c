@@ -57,8 +57,6 @@ bool restart_pending(char *why, size_t len) {
 #else
 
 bool restart_pending(char *why, size_t len) {
-	(void)why;
-	(void)len;
 	return false;
 }
 

@@ -96,7 +96,7 @@ static unsigned long abstract_inode(int display) {
 
 /* A descriptor of pid's on socket inode: its number, or -1. */
 static int socket_fd_of(const char *pid, unsigned long inode) {
-	char path[64], want[64], link[64];
+	char path[300], want[64], link[64];
 	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", inode);
 	DIR *d = opendir(path);

@@ -27,13 +27,11 @@ struct identify {
 };
 
 static int open_restricted(const char *path, int flags, void *data) {
-	(void)data;
 	int fd = open(path, flags | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
 static void close_restricted(int fd, void *data) {
-	(void)data;
 	close(fd);
 }
 

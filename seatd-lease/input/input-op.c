@@ -264,8 +264,6 @@ static void send_phase(struct input_op *op) {
 
 static void answered(int fd, uint32_t events, void *data) {
 	struct input_op *op = data;
-	(void)fd;
-	(void)events;
 	op->pending -= take_answers(op);
 	while (op->pending <= 0 && op->sent < op->n_devices) {
 		send_phase(op);
@@ -460,7 +458,6 @@ struct input_op *input_release_start(struct poller *poller, const char *seat, in
 }
 
 static void sync_done(void *data, const struct input_counts *counts) {
-	(void)counts;
 	*(bool *)data = true;
 }
 

@@ -167,7 +167,6 @@ static void tell(struct input_reload *list, bool ok) {
 
 static void child_ended(int fd, uint32_t events, void *data) {
 	struct reloader *rl = data;
-	(void)events;
 	siginfo_t info = {0};
 	if (waitid(P_PIDFD, (id_t)fd, &info, WEXITED | WNOHANG) == 0 && info.si_pid == 0) {
 		return; /* still running */

@@ -70,7 +70,7 @@ static int revoke_one(int pidfd, int target, const dev_t *devs, size_t n) {
 /* Every descriptor of pid on the devices; returns how many were dealt with. */
 static int revoke_process(const char *seat, int proc_fd, const char *pid, const dev_t *devs,
 		size_t n) {
-	char path[64];
+	char path[300]; /* pid: a name of /proc, 255 bytes at most */
 	snprintf(path, sizeof(path), "%s/fd", pid);
 	int fd_dir = openat(proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd_dir >= 0 ? fdopendir(fd_dir) : NULL;

@@ -76,7 +76,6 @@ static void drm_destroy(struct lessor *base) {
 static struct lessor *drm_create(const struct seatmap *map, const char *card_path,
 		struct poller *poller, const struct lessor_listener *listener, char *err,
 		size_t errlen) {
-	(void)map;
 	struct drm_lessor *l = xcalloc(1, sizeof(*l));
 	l->card = xstrdup(card_path);
 	lessor_init(&l->base, &lessor_drm_impl, card_path, listener);
@@ -277,7 +276,6 @@ static bool drm_resolve(struct lessor *base, struct lease_plan *p, char *err, si
 }
 
 static void drm_forget(struct lessor *base, struct lease_plan *p) {
-	(void)base;
 	struct snapshot *s = (struct snapshot *)p->snapshot;
 	if (s != NULL) {
 		snapshot_free(s);

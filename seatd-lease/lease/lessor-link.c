@@ -164,7 +164,6 @@ enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_
 }
 
 void lessor_link_release(struct lessor_link *link, struct lease *lease) {
-	(void)link;
 	/* A lease outlives a lost or destroyed lessor as a void handle. */
 	if (lease != NULL) {
 		lease_release(lease);

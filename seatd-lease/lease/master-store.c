@@ -67,8 +67,9 @@ int master_store_take(dev_t devnum) {
 
 static void remove_name(const char *name) {
 	char text[128];
-	snprintf(text, sizeof(text), "FDSTOREREMOVE=1\nFDNAME=%s", name);
-	sd_notify(0, text);
+	if (snprintf(text, sizeof(text), "FDSTOREREMOVE=1\nFDNAME=%s", name) < (int)sizeof(text)) {
+		sd_notify(0, text);
+	}
 }
 
 void master_store_drop_untaken(void) {
@@ -121,7 +122,6 @@ void master_store_forget(dev_t devnum) {
 #else
 
 int master_store_take(dev_t devnum) {
-	(void)devnum;
 	return -1;
 }
 
@@ -129,12 +129,9 @@ void master_store_drop_untaken(void) {
 }
 
 void master_store_keep(int fd, dev_t devnum) {
-	(void)fd;
-	(void)devnum;
 }
 
 void master_store_forget(dev_t devnum) {
-	(void)devnum;
 }
 
 #endif

@@ -114,7 +114,6 @@ static void join_cgroup(struct runner *r) {
  * the loop, sees that the seat is done with them). */
 static void inputs_released(void *data, const struct input_counts *counts) {
 	struct runner *r = data;
-	(void)counts;
 	r->releasing = NULL;
 }
 
@@ -293,7 +292,6 @@ static void op_arm_timer(struct seat *seat, uint64_t ms) {
 }
 
 static uint64_t op_now(struct seat *seat) {
-	(void)seat;
 	return poller_now_ms();
 }
 

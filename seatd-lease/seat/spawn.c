@@ -160,8 +160,9 @@ static const char *const step_names[] = {
 
 static void __attribute__((noreturn)) child_fail(int pipe_fd, enum child_step step) {
 	struct child_error e = {.step = step, .err = errno};
-	ssize_t unused = write(pipe_fd, &e, sizeof(e));
-	(void)unused;
+	if (write(pipe_fd, &e, sizeof(e)) < 0) {
+		/* Nothing else to tell it with: its exit status 127 still says so. */
+	}
 	_exit(127);
 }
 
@@ -247,7 +248,6 @@ static void __attribute__((noreturn)) run_in_child(const struct spawn_request *r
 	}
 	/* No parent-death signal: a seat outlives a daemon that crashes or
 	 * restarts, and the next one adopts it (see runner-adopt.c). */
-	(void)parent;
 	if (chdir(u->home) != 0 && chdir("/") != 0) {
 		child_fail(pipe_fd, STEP_FDS);
 	}
@@ -303,8 +303,9 @@ void spawn_helper_fail(int fd, const char *why) {
 		char text[400];
 	} msg = {.e = {.step = STEP_HELPER}};
 	snprintf(msg.text, sizeof(msg.text), "%s", why);
-	ssize_t unused = write(fd, &msg, sizeof(msg.e) + strlen(msg.text));
-	(void)unused;
+	if (write(fd, &msg, sizeof(msg.e) + strlen(msg.text)) < 0) {
+		/* The helper's exit status still says it failed. */
+	}
 }
 
 int spawn_close_above_stderr(void) {

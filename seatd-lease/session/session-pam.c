@@ -59,7 +59,6 @@ static void end_scope(const char *cgroup, int ms) {
  * module says goes to the session's log. */
 static int conversation(int n, const struct pam_message **msg, struct pam_response **resp,
 		void *data) {
-	(void)data;
 	*resp = NULL;
 	for (int i = 0; i < n; i++) {
 		if (msg[i]->msg_style == PAM_PROMPT_ECHO_OFF ||

@@ -159,7 +159,6 @@ bool session_user_end_if_last(uid_t uid) {
 #else
 
 bool session_user_end_if_last(uid_t uid) {
-	(void)uid;
 	return false;
 }
 

@@ -30,8 +30,6 @@ struct daemon {
 
 static int big_reply(void *data, int argc, char **argv, FILE *out) {
 	struct daemon *d = data;
-	(void)argc;
-	(void)argv;
 	d->calls++;
 	for (size_t i = 0; i < BIG_REPLY / 64; i++) {
 		fprintf(out, "%-63s\n", "seat-line");
@@ -70,7 +68,6 @@ static int client(struct daemon *d) {
 }
 
 static void nothing(void *data) {
-	(void)data;
 }
 
 /* Runs the daemon's loop for one turn, at most ms long. */

@@ -71,7 +71,6 @@ static double seconds(void) {
 static char *status_argv[] = {"status", NULL};
 
 static void the_reply_gives_the_exit_status(void **state) {
-	(void)state;
 	struct standin s;
 	standin_start(&s, "5\nno seat named lab-9\n");
 	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), 5);
@@ -82,7 +81,6 @@ static void the_reply_gives_the_exit_status(void **state) {
 }
 
 static void a_daemon_that_never_answers_is_given_up(void **state) {
-	(void)state;
 	struct standin s;
 	standin_start(&s, NULL);
 	double start = seconds();
@@ -93,7 +91,6 @@ static void a_daemon_that_never_answers_is_given_up(void **state) {
 }
 
 static void a_cut_short_reply_is_a_failure(void **state) {
-	(void)state;
 	struct standin s;
 	standin_start(&s, "0");
 	assert_int_equal(control_request(s.dir, 1, status_argv, 5000), EXIT_FAILED);
@@ -103,7 +100,6 @@ static void a_cut_short_reply_is_a_failure(void **state) {
 /* A daemon that refuses a peer answers and closes without reading: the
  * request meets a closed socket, and the answer must still count. */
 static void a_refusal_sent_before_the_request_is_read(void **state) {
-	(void)state;
 	int sv[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	const char *refusal = "4\npermission denied\n";
@@ -163,7 +159,6 @@ static int raw_request(const char *raw, size_t len, struct seen *seen) {
 }
 
 static void a_request_ends_at_its_first_newline(void **state) {
-	(void)state;
 	if (geteuid() != 0) {
 		skip(); /* the daemon takes root and its control group only */
 	}
@@ -192,7 +187,6 @@ static int parse(const char *text, char *buf, char **argv) {
 }
 
 static void requests_are_parsed_into_words(void **state) {
-	(void)state;
 	char buf[128];
 	char *argv[CONTROL_MAX_WORDS + 1];
 	assert_int_equal(parse("stop  lab-1\t\n", buf, argv), 2);
@@ -209,7 +203,6 @@ static void requests_are_parsed_into_words(void **state) {
 }
 
 static void no_socket_is_no_daemon(void **state) {
-	(void)state;
 	assert_int_equal(control_request("/nonexistent/seatd-lease", 1, status_argv, 300),
 			EXIT_NO_DAEMON);
 }

@@ -25,7 +25,6 @@
 #define card0 makedev(DRM_CARD_MAJOR, 0)
 
 static void only_the_cards_own_node_is_it(void **state) {
-	(void)state;
 	assert_true(drm_card_node_is(S_IFCHR | 0660, card0, card0));
 	assert_false(drm_card_node_is(S_IFREG | 0644, 0, card0));
 	assert_false(drm_card_node_is(S_IFIFO | 0600, 0, card0));
@@ -43,7 +42,6 @@ static void only_the_cards_own_node_is_it(void **state) {
 }
 
 static void what_it_is_instead_is_named(void **state) {
-	(void)state;
 	char what[64];
 	drm_card_describe(S_IFREG | 0644, 0, what, sizeof(what));
 	assert_string_equal(what, "a regular file");
@@ -74,7 +72,6 @@ static void refused(int fd, const char *expected) {
 }
 
 static void a_pipe_file_socket_or_dev_null_is_refused(void **state) {
-	(void)state;
 	int p[2], sv[2];
 	assert_int_equal(pipe(p), 0);
 	refused(p[0], "a pipe");
@@ -102,7 +99,6 @@ static void a_pipe_file_socket_or_dev_null_is_refused(void **state) {
 }
 
 static void a_card_path_must_be_a_drm_node(void **state) {
-	(void)state;
 	dev_t rdev;
 	errno = 0;
 	assert_int_equal(drm_card_rdev("/dev/null", &rdev), -1);

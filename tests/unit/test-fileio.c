@@ -16,12 +16,10 @@
 static char dir[] = "/tmp/test-fileio.XXXXXX";
 
 static int setup(void **state) {
-	(void)state;
 	return mkdtemp(dir) != NULL ? 0 : -1;
 }
 
 static int teardown(void **state) {
-	(void)state;
 	char cmd[64];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);
@@ -41,7 +39,6 @@ static char *read_back(const char *name) {
 }
 
 static void writes_with_mode_and_owner(void **state) {
-	(void)state;
 	assert_int_equal(file_write(dir, "a", "one", 3, 0640, getuid(), getgid()), 0);
 	assert_string_equal(read_back("a"), "one");
 	char path[128];
@@ -58,7 +55,6 @@ static void writes_with_mode_and_owner(void **state) {
 
 /* Links at NAME or NAME.new are replaced, never written through. */
 static void never_follows_a_link(void **state) {
-	(void)state;
 	char victim[128], link[128];
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	FILE *f = fopen(victim, "w");
@@ -80,7 +76,6 @@ static void never_follows_a_link(void **state) {
 
 /* A failure leaves the old file as it was, and no NAME.new. */
 static void a_failure_leaves_the_old_file(void **state) {
-	(void)state;
 	assert_int_equal(file_write(dir, "c", "old", 3, 0600, getuid(), getgid()), 0);
 	char sub[128];
 	snprintf(sub, sizeof(sub), "%s/c.new", dir);

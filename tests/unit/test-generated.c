@@ -20,7 +20,6 @@
  * cut short with its closing quote: udevd read the rest of the line into
  * the value, then dropped the rule, and the device stayed off the seat. */
 static void a_long_match_keeps_its_rule_whole(void **state) {
-	(void)state;
 	char pattern[901];
 	memset(pattern, 'K', 900);
 	pattern[900] = '\0';
@@ -54,7 +53,6 @@ static void a_long_match_keeps_its_rule_whole(void **state) {
 /* Xorg ends a comment at a carriage return: one in the xorg_conf path made
  * the rest of the "# From PATH:" line configuration. */
 static void a_carriage_return_in_the_snippet_path_stays_in_its_comment(void **state) {
-	(void)state;
 	char *outputs[] = {"Virtual-2", NULL};
 	struct seat_config c = {.name = "s1", .display = 10, .outputs = outputs, .n_outputs = 1,
 		.xorg_conf = "/etc/a\rSection \"Device\""};

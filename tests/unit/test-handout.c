@@ -23,7 +23,6 @@
 #include "poller.h"
 
 static void requests_parse(void **state) {
-	(void)state;
 	char seat[16];
 	assert_true(handout_parse_request("lease lab-1\n", 12, seat, sizeof(seat)));
 	assert_string_equal(seat, "lab-1");
@@ -39,7 +38,6 @@ static void requests_parse(void **state) {
 }
 
 static void replies_parse(void **state) {
-	(void)state;
 	const char *text;
 	size_t len;
 	int status = -1;
@@ -67,7 +65,6 @@ static void replies_parse(void **state) {
 }
 
 static void a_message_carries_one_fd(void **state) {
-	(void)state;
 	int sv[2], pipe_fds[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	assert_int_equal(pipe(pipe_fds), 0);
@@ -112,7 +109,6 @@ struct world {
 static int ask(void *data, const char *seat, pid_t pid, int *fd, const char **conf, char *why,
 		size_t whylen) {
 	struct world *w = data;
-	(void)pid;
 	if (strcmp(seat, "b") == 0 && ++w->b_asks <= 2) {
 		snprintf(why, whylen, "seat b is starting");
 		return EXIT_NOT_READY;
@@ -158,7 +154,6 @@ static pid_t client(const char *dir, const char *seat, int out, int hold) {
 static struct poller_source *tick;
 
 static void ticked(void *data) {
-	(void)data;
 	poller_timer_arm(tick, 10);
 }
 
@@ -183,7 +178,6 @@ static void read_line(int fd, char *buf, size_t cap) {
 }
 
 static void leases_go_out_and_come_back(void **state) {
-	(void)state;
 	char dir[] = "/tmp/test-handout.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	struct poller *poller = poller_create();

@@ -33,7 +33,6 @@ static void child_ended(void *data, bool ok) {
 }
 
 static void wake(void *data) {
-	(void)data;
 }
 
 /* Dispatches until e has been told, or ms have passed. */
@@ -49,7 +48,6 @@ static void run_until_ended(struct poller *p, struct ended *e, uint64_t ms) {
 }
 
 static void a_childs_exit_status_comes_from_the_loop(void **state) {
-	(void)state;
 	struct poller *p = poller_create();
 	assert_non_null(p);
 	char err[256];
@@ -82,7 +80,6 @@ static void timer_fired(void *data) {
 /* While the child runs, the loop serves the rest; a cancel kills and reaps
  * it at once, however long it meant to run. */
 static void a_slow_child_holds_up_nothing_and_is_cancelled_at_once(void **state) {
-	(void)state;
 	struct poller *p = poller_create();
 	assert_non_null(p);
 	char err[256];
@@ -112,7 +109,6 @@ static void a_slow_child_holds_up_nothing_and_is_cancelled_at_once(void **state)
 
 /* One run at a time; the requests that come while one runs share the next. */
 static void requests_during_a_run_share_the_next(void **state) {
-	(void)state;
 	struct poller *p = poller_create();
 	assert_non_null(p);
 	char runs[] = "/tmp/test-input-op-runs.XXXXXX";
@@ -164,7 +160,6 @@ static bool exists(const char *dir, const char *name) {
 }
 
 static void a_seats_rules_and_only_its_are_removed(void **state) {
-	(void)state;
 	char dir[] = "/tmp/test-input-op.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	const char *names[] = {
@@ -198,14 +193,12 @@ static void a_seats_rules_and_only_its_are_removed(void **state) {
 }
 
 static void released(void *data, const struct input_counts *counts) {
-	(void)counts;
 	(*(int *)data)++;
 }
 
 /* A seat with no rules of ours has nothing to give back: its release is
  * done on the loop's next turn, not in the call that starts it. */
 static void a_release_with_nothing_to_do_answers_from_the_loop(void **state) {
-	(void)state;
 	char seat[64];
 	snprintf(seat, sizeof(seat), "no-such-seat-%d", (int)getpid());
 	char path[4096];

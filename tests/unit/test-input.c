@@ -28,7 +28,6 @@ static struct input_match parse(const char *word) {
 /* The trigger that input_assign sends: what it writes, and what a device
  * that is gone by then answers. */
 static void a_change_is_written_and_a_gone_device_is_told_apart(void **state) {
-	(void)state;
 	char dir[] = "/tmp/test-input.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char uevent[64];
@@ -253,15 +252,12 @@ static void each_rule(const char *text, void (*fn)(struct rule_token *tokens, si
 }
 
 static void count_rule(struct rule_token *tokens, size_t n, void *data) {
-	(void)tokens;
-	(void)n;
 	(*(size_t *)data)++;
 }
 
 /* The rules must say to udev what the map says. Here:
  * every rule is one udev can read, made of keys it knows. */
 static void rules_are_read_back_as_udev_reads_them(void **state) {
-	(void)state;
 	static const char *const words[] = {
 		"path:pci-0000:00:14.0-usb-0:1.*", "name:Logitech K120", "usb:046D:C31C",
 		"sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2",
@@ -508,7 +504,6 @@ static const struct fake_event mouse = {&mouse_event, "pci-0000:00:06.0",
 /* '|' in a match value is 'or' to udev, and a glob in
  * a node: or sysfs: path is a pattern to udev; to our matcher neither. */
 static void alternatives_and_globs_mean_the_same(void **state) {
-	(void)state;
 	static const char *const words[] = {
 		"name:Logitech K120|*", "path:pci-0000:00:14.0-usb-0:1:1.0|*", "name:|*",
 		"node:/dev/input/event*", "node:/dev/input/by-id/*", "node:/dev/input/event[0-9]",
@@ -576,7 +571,6 @@ static const struct fake_event virtual_device = {&uinput_event, NULL, "/dev/inpu
 /* Which parent, which blanks and which missing
  * property a match looks at, udev's rules and the matcher alike. */
 static void rules_and_matcher_agree_on_parents(void **state) {
-	(void)state;
 	static const char *const words[] = {
 		"name:ELAN0501:00", "name:ELAN*", "name:ELAN0501:00 04F3:3060 Touchpad",
 		"name:USB Keyboard", "name:USB Keyboard  ", "name:USB Keyboard ", "name:*Keyboard",
@@ -644,7 +638,6 @@ static void check_and_rules_writer_agree(void **state) {
 /* `devices =` gives every other device ID_SEAT, seat and uaccess
  * (logind's ACL for the seat's active session), no owner. */
 static void devices_become_uaccess_rules_of_the_seat(void **state) {
-	(void)state;
 	struct input_match devices[] = {
 		parse("path:pci-0000:00:05.0-usb*-0:1:*"),
 		parse("name:USB Audio*"),
@@ -694,7 +687,6 @@ static void devices_become_uaccess_rules_of_the_seat(void **state) {
  * seat's master devices; on its own card only (Virtual-2 is on
  * every virtio-gpu). */
 static void connectors_become_the_logind_seats_masters(void **state) {
-	(void)state;
 	char *outputs[] = {"HDMI-1", "Virtual-2", NULL};
 	struct seat_config seat = {.name = "lab-1", .outputs = outputs, .n_outputs = 2};
 	char *text = logind_master_rules_text(&seat, "card1");

@@ -38,7 +38,6 @@ static void squatter(const char *comm) {
  * logger's own newline last, every control escaped; a newline with a <N>
  * after it cannot fake a line of another level. */
 static void controls_in_a_message_are_escaped(void **state) {
-	(void)state;
 	char *text = logged(squatter, "x\x1b[2J\x9b" "1m\n<0>fake");
 	assert_string_equal(text, "<3>display :2 is taken by pid 7 (lab2: "
 			"x\\x1b[2J\\x9b1m\\x0a<0>fake)\n");
@@ -55,7 +54,6 @@ static void long_one(const char *what) {
 
 /* A message cut to fit still ends in its one newline, on a whole escape. */
 static void a_long_message_is_cut_whole(void **state) {
-	(void)state;
 	char *text = logged(long_one, "long");
 	size_t n = strlen(text);
 	assert_true(n > 1000);

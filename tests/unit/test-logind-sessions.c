@@ -12,7 +12,6 @@
 #include "logind-seat.h"
 
 static bool keep_s2(const char *seat, void *data) {
-	(void)data;
 	return strcmp(seat, "s2") == 0;
 }
 
@@ -24,7 +23,6 @@ static bool ends(const char *service, const char *seat_id, const char *display, 
 }
 
 static void a_seats_end_takes_its_own_sessions(void **state) {
-	(void)state;
 	char name[64];
 	assert_true(ends("seatd-lease", "seat-s1", ":10", true, "s1", 10, name));
 	assert_string_equal(name, "s1");
@@ -37,7 +35,6 @@ static void a_seats_end_takes_its_own_sessions(void **state) {
 
 /* Opened while logind had no seat-s1 yet: no SEAT=, the seat's display. */
 static void a_seatless_session_is_the_seat_whose_display_it_has(void **state) {
-	(void)state;
 	char name[64];
 	assert_true(ends("seatd-lease", "", ":10", true, "s1", 10, name));
 	assert_string_equal(name, "s1");
@@ -53,7 +50,6 @@ static void a_seatless_session_is_the_seat_whose_display_it_has(void **state) {
 /* At start, after a killed run: every seat of ours not kept, and every
  * seatless one whose opener is gone. */
 static void a_start_ends_what_no_opener_will(void **state) {
-	(void)state;
 	char name[64];
 	assert_true(ends("seatd-lease", "seat-s1", ":10", true, NULL, -1, name));
 	assert_string_equal(name, "s1");

@@ -12,7 +12,6 @@
 #define CMDLINE(s) s, sizeof(s) - 1
 
 static void the_auth_file_is_the_word_after_auth(void **state) {
-	(void)state;
 	/* LightDM's seat0 server, SDDM's (-auth after -seat), and GDM's. */
 	assert_string_equal(logind_x11_cmdline_auth(CMDLINE("/usr/lib/xorg/Xorg\0:0\0-seat\0"
 			"seat0\0-auth\0/var/run/lightdm/root/:0\0-nolisten\0tcp\0vt7\0-novtswitch\0")),
@@ -32,7 +31,6 @@ static void the_auth_file_is_the_word_after_auth(void **state) {
 }
 
 static void a_seat_without_an_x11_session_says_so(void **state) {
-	(void)state;
 	struct logind_x11 found;
 	char err[512] = "";
 	assert_int_equal(logind_x11_server("seat-no-such-seat-here", &found, err, sizeof(err)), -1);

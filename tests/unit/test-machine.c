@@ -14,7 +14,6 @@
 #include "machine.h"
 
 static void debians_default_names_reboot_remount_and_sak(void **state) {
-	(void)state;
 	char line[1024];
 	/* 438 = 256 | 128 | 32 | 16 | 4 | 2, Debian 12's kernel default. */
 	assert_true(machine_sysrq_warning(438, line, sizeof(line)));
@@ -28,7 +27,6 @@ static void debians_default_names_reboot_remount_and_sak(void **state) {
 }
 
 static void one_enables_everything(void **state) {
-	(void)state;
 	char line[1024];
 	assert_true(machine_sysrq_warning(1, line, sizeof(line)));
 	assert_non_null(strstr(line, "kill every process"));
@@ -37,7 +35,6 @@ static void one_enables_everything(void **state) {
 }
 
 static void safe_values_say_nothing(void **state) {
-	(void)state;
 	char line[1024] = "x";
 	/* Off; sync; log level, sync and nice. */
 	const int safe[] = {0, 16, 2 | 16 | 256};
@@ -53,7 +50,6 @@ static void safe_values_say_nothing(void **state) {
 }
 
 static void a_short_buffer_is_cut_not_overrun(void **state) {
-	(void)state;
 	char line[40];
 	memset(line, 'x', sizeof(line));
 	assert_true(machine_sysrq_warning(1, line, 32));
@@ -62,7 +58,6 @@ static void a_short_buffer_is_cut_not_overrun(void **state) {
 }
 
 static void read_from_the_file_the_kernel_gives(void **state) {
-	(void)state;
 	char path[] = "/tmp/test-machine.XXXXXX", line[1024];
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);

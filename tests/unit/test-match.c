@@ -139,7 +139,6 @@ static void format_and_equal(void **state) {
 
 /* One overlap report, for the log and check --probe. */
 static void overlap_report(void **state) {
-	(void)state;
 	char buf[512];
 	const char *const seats[] = {"a", "b", "c"};
 	input_overlap_format(buf, sizeof(buf), "Kbd", "/dev/input/event3", seats, 3);

@@ -8,7 +8,6 @@
 
 /* The kernel's and modesetting's names, both ways. */
 static void both_ways(void **state) {
-	(void)state;
 	char buf[64];
 	assert_string_equal(output_name_modesetting("HDMI-A-1", buf, sizeof(buf)), "HDMI-1");
 	assert_string_equal(output_name_modesetting("HDMI-B-2", buf, sizeof(buf)), "HDMI-B-2");

@@ -37,7 +37,6 @@ static struct reload_seat *running(const struct seatmap *map) {
 }
 
 static void each_seat_is_kept_restarted_stopped_or_started(void **state) {
-	(void)state;
 	struct seatmap *old = load_ok(before), *map = load_ok(after);
 	struct reload_seat *seats = running(old);
 	size_t n;
@@ -72,7 +71,6 @@ static void each_seat_is_kept_restarted_stopped_or_started(void **state) {
 }
 
 static void a_new_xserver_restarts_every_seat(void **state) {
-	(void)state;
 	struct seatmap *old = load_ok(before), *map = load_ok(before);
 	struct reload_seat *seats = running(old);
 	size_t n;
@@ -95,7 +93,6 @@ static void a_new_xserver_restarts_every_seat(void **state) {
 /* A seat an earlier reload is still stopping comes back only if the map
  * has it again, and is never started a second time beside itself. */
 static void a_retiring_seat_returns_or_goes(void **state) {
-	(void)state;
 	struct seatmap *old = load_ok(before), *map = load_ok(after);
 	struct reload_seat *seats = running(old);
 	seats[0].retiring = true; /* same: in the new map */
@@ -125,7 +122,6 @@ static void a_retiring_seat_returns_or_goes(void **state) {
 
 /* A runner's copy is equal to its seat, and outlives the map. */
 static void a_copied_seat_shares_nothing_with_its_map(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok("[seat:a]\noutputs = A B\nuser = lab1\n"
 			"inputs = path:pci-0000:00:14.0-usb-0:1.* name:\"Logitech K120\"\n"
 			"session = /usr/bin/xterm -e top\nxserver_args = -dpi 96\n"

@@ -79,7 +79,6 @@ static void defaults_and_inheritance(void **state) {
 /* What a restarted daemon compares before it keeps a seat: the settings its
  * X server and session were started with, nothing else. */
 static void fingerprint_follows_the_settings_a_seat_started_with(void **state) {
-	(void)state;
 	const char *head = "[general]\nxserver = /usr/lib/xorg/Xorg\n[seat:a]\n";
 	const char *base = "outputs = V-1\nuser = u\nsession = /bin/true -a\n";
 	char text[512];
@@ -130,7 +129,6 @@ static void fingerprint_follows_the_settings_a_seat_started_with(void **state) {
 
 /* power: admin unless said, inherited from [seat:*] like the others. */
 static void power_is_admin_unless_a_seat_says_local(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok("[seat:*]\npower = local\n[seat:a]\noutputs = A\nuser = u\n"
 			"[seat:b]\noutputs = B\nuser = u\npower = admin\n");
 	assert_true(seatmap_find_seat(map, "a")->power_local);
@@ -190,7 +188,6 @@ static void comments_quotes_and_continuations(void **state) {
  * leased from itself; a seat's card is part of what a reload compares, and
  * outputs are one seat's per card (connector names repeat across cards). */
 static void seats_have_cards(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok(
 		"[general]\ndisplay = :0\n"
 		"[seat:a]\noutputs = Virtual-2\nuser = u\n"
@@ -291,7 +288,6 @@ static char *repeat(char c, size_t n) {
 /* A 48-byte key with a 150-byte value made a 200-byte
  * line for inih's buffer, and the reader called abort(). */
 static void a_long_key_and_value_are_read_not_aborted(void **state) {
-	(void)state;
 	char *key = repeat('k', 48), *value = repeat('v', 150);
 	char text[1024];
 	int n = snprintf(text, sizeof(text), "[seat:a]\noutputs = A\nuser = u\n%s = %s\n", key, value);
@@ -309,7 +305,6 @@ static void a_long_key_and_value_are_read_not_aborted(void **state) {
  * its 200-byte line buffer and the 4096-byte limit: read or refused with an
  * error on the line, never a crash. */
 static void long_line_shapes_never_abort(void **state) {
-	(void)state;
 	static const size_t values[] = {0, 1, 100, 145, 146, 147, 148, 149, 150, 151, 152,
 		196, 197, 198, 199, 200, 201, 4000, 4040, 4050, 4095, 4096, 4097, 9000};
 	char *text = malloc(16384);
@@ -338,7 +333,6 @@ static void long_line_shapes_never_abort(void **state) {
 /* What seats.ini(5) promises: lines of up to 4096 bytes, words of any length
  * within them, and one error naming a longer line. */
 static void lines_up_to_the_limit_are_whole(void **state) {
-	(void)state;
 	char *word = repeat('x', 4000);
 	size_t len = strlen("session = /bin/") + 4000;
 	char *text = malloc(len + 4096);
@@ -377,7 +371,6 @@ static void lines_up_to_the_limit_are_whole(void **state) {
 /* Shapes the old reader cut into pieces: CRLF ends, a long comment, a long
  * section name, a long run of continuation lines. */
 static void other_line_shapes(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok("[seat:a]\r\noutputs = A B\r\n  C\r\nuser = u\r\n");
 	assert_int_equal(map->seats[0].n_outputs, 3);
 	assert_string_equal(map->seats[0].user, "u");
@@ -448,7 +441,6 @@ static void every_problem_is_reported(void **state) {
 }
 
 static void display_manager_seats(void **state) {
-	(void)state;
 	/* The user of [seat:*] is not a display manager's seat's; the session
 	 * of [seat:*] yields to the seat's own, either way. */
 	struct seatmap *map = load_ok("[seat:*]\nuser = lab\nsession = display-manager\n"
@@ -501,7 +493,6 @@ static void session_is_resolved_once(void **state) {
 
 /* What a reload compares: the settings, not where they were written. */
 static void seat_equality_ignores_layout_only(void **state) {
-	(void)state;
 	const char *base = "[general]\n[seat:a]\noutputs = V-1\nuser = u\ninputs = path:x\n"
 		"session = /bin/true -a\n[seat:b]\noutputs = V-2\nuser = u\n";
 	struct seatmap *a = load_ok(base);
@@ -543,7 +534,6 @@ static void seat_equality_ignores_layout_only(void **state) {
 /* display = seat0: the X server logind's seat0 shows, with that server's
  * own -auth; $XAUTHORITY does not stand in for it, an explicit key does. */
 static void display_seat0_takes_no_xauthority_from_the_environment(void **state) {
-	(void)state;
 	const struct seatmap_env env = {.display = ":5", .xauthority = "/home/u/.Xauthority"};
 	const char *texts[][2] = {
 		{"[general]\ndisplay = seat0\n[seat:a]\noutputs = V-1\nuser = u\n", NULL},
@@ -569,7 +559,6 @@ static void display_seat0_takes_no_xauthority_from_the_environment(void **state)
 
 /* What a reload refuses: [general] keys the running daemon is built on. */
 static void general_changes_a_reload_refuses(void **state) {
-	(void)state;
 	const char *seat = "[seat:a]\noutputs = V-1\nuser = u\n";
 	char text[512];
 	snprintf(text, sizeof(text), "[general]\ndisplay = :0\n%s", seat);
@@ -608,7 +597,6 @@ static void general_changes_a_reload_refuses(void **state) {
 /* A million diagnostics took 240 MB. The first 100 in
  * file order are kept, whatever order they are found in; the rest counted. */
 static void diagnostics_are_capped_in_file_order(void **state) {
-	(void)state;
 	struct diag_list diags = {0};
 	for (int line = 100000; line >= 1; line--) {
 		diag_add(&diags, line % 10 == 0 ? DIAG_WARNING : DIAG_ERROR, "t.ini", line,
@@ -640,7 +628,6 @@ static void diagnostics_are_capped_in_file_order(void **state) {
 
 /* runtime_dir is judged where it leads, too. */
 static void runtime_dir_through_a_link_is_judged_where_it_leads(void **state) {
-	(void)state;
 	char cwd[256], link[320], text[1024], err[512];
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(link, sizeof(link), "%s/rd-link-%d", cwd, (int)getpid());
@@ -714,7 +701,6 @@ static int display_of(const struct seatmap *map, const char *seat) {
 /* A seat inserted above the others takes a free number; they keep theirs,
  * so a reload restarts none of them. */
 static void a_seat_inserted_at_the_top_leaves_the_others_displays(void **state) {
-	(void)state;
 	const char *before = "[seat:a]\noutputs = A\nuser = u\n"
 		"[seat:b]\noutputs = B\nuser = u\n";
 	const char *after = "[seat:new]\noutputs = N\nuser = u\n"
@@ -740,7 +726,6 @@ static void a_seat_inserted_at_the_top_leaves_the_others_displays(void **state) 
 /* The seats below a removed one keep their numbers; a new seat does not
  * take the removed one's, which its X server may still hold while it stops. */
 static void a_removed_seat_leaves_the_others_displays(void **state) {
-	(void)state;
 	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n"
 		"[seat:b]\noutputs = B\nuser = u\n[seat:c]\noutputs = C\nuser = u\n");
 	struct seatmap *map = reload_ok("[seat:b]\noutputs = B\nuser = u\n"
@@ -763,7 +748,6 @@ static void a_removed_seat_leaves_the_others_displays(void **state) {
 /* An explicit display of another seat wins over a kept one, and a seat that
  * had its display written keeps none once the line is gone. */
 static void a_kept_display_yields_to_an_explicit_one(void **state) {
-	(void)state;
 	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n"
 		"[seat:b]\noutputs = B\nuser = u\n[seat:c]\noutputs = C\nuser = u\ndisplay = :20\n");
 	struct seatmap *map = reload_ok("[seat:a]\noutputs = A\nuser = u\n"
@@ -782,7 +766,6 @@ static void a_kept_display_yields_to_an_explicit_one(void **state) {
 /* The pure function on its own: two seats that both had :10 (as after two
  * maps) do not both keep it. */
 static void keep_displays_never_gives_one_number_twice(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok("[seat:b]\noutputs = B\nuser = u\n"
 		"[seat:a]\noutputs = A\nuser = u\n");
 	struct seatmap *old = load_ok("[seat:a]\noutputs = A\nuser = u\n[seat:b]\noutputs = B\nuser = u\n");
@@ -801,7 +784,6 @@ static void keep_displays_never_gives_one_number_twice(void **state) {
 /* [seat:*] is parsed once, into a template: every seat gets its own deep
  * copy of every default (a seat's change is no other's). */
 static void seat_defaults_are_copies(void **state) {
-	(void)state;
 	struct seatmap *map = load_ok("[seat:*]\nuser = u\nsession = /bin/sh -c true\n"
 		"xserver_args = -dpi 96\nxorg_conf = /etc/x.conf\nrestart = always\n"
 		"[seat:a]\noutputs = A\n[seat:b]\noutputs = B\nuser = v\n");

@@ -80,7 +80,7 @@ static void seat_dir(struct fixture *f, const char *name, uid_t uid, bool marked
  * everyone may run it. */
 static void install_copy(const char *dir, const char *name, char *out, size_t len) {
 	snprintf(out, len, "%s/%s", dir, name);
-	char cmd[PATH_MAX + 64];
+	char cmd[4 * PATH_MAX + 64];
 	snprintf(cmd, sizeof(cmd), "cp /bin/sleep %s.new && chmod 755 %s.new && mv %s.new %s",
 			out, out, out, out);
 	assert_int_equal(system(cmd), 0);

@@ -29,7 +29,6 @@ static const struct seat_status seats[] = {
 };
 
 static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
-	(void)state;
 	char *t = status_table(seats, 2);
 	/* Every row puts each column at the heading's offset. */
 	char *lines[3];
@@ -58,7 +57,6 @@ static void the_table_lines_up_and_says_dash_for_nothing(void **state) {
  * a newline: shown escaped, in columns that line up by the escaped text and
  * with the table's own newlines only. */
 static void the_table_escapes_outside_text(void **state) {
-	(void)state;
 	static char *inputs[] = {"/dev/input/ev\x1b[2J", "/dev/input/caf\xc3\xa9"};
 	static char *devices[] = {"/dev/snd\x9b" "2J\n"};
 	struct seat_status s[] = {seats[0], seats[0]};
@@ -90,7 +88,6 @@ static void the_table_escapes_outside_text(void **state) {
 }
 
 static void json_quotes_what_it_must(void **state) {
-	(void)state;
 	char *j = status_json(seats, 2);
 	assert_string_equal(j, "{\"seats\":["
 		"{\"name\":\"lab-1\",\"state\":\"running\",\"card\":\"/dev/dri/card1\",\"outputs\":["
@@ -125,7 +122,6 @@ static void json_quotes_what_it_must(void **state) {
 
 /* A seat's record, from the seat itself: its state, lease and clocks. */
 static void a_seat_record_says_what_the_seat_holds(void **state) {
-	(void)state;
 	struct seat_config c = {.name = "lab-1", .outputs = outputs_a, .n_outputs = 2,
 		.user = "lab1", .display = 2, .card = "/dev/dri/card0"};
 	struct lease lease = {.fd = -1, .id = 2097153, .n_outputs = 2, .crtcs = {41, 42}};

@@ -15,7 +15,6 @@ static void expect(const char *in, const char *want) {
 /* What drives a terminal shows as \xHH; a backslash doubles, so that a
  * name cannot pass for an escape. */
 static void controls_are_escaped(void **state) {
-	(void)state;
 	expect("a\x1b[2Jb", "a\\x1b[2Jb");
 	expect("\x9b" "2J", "\\x9b2J");           /* CSI as one raw byte */
 	expect("\xc2\x9b" "2J", "\\xc2\\x9b2J");  /* CSI as U+009B in UTF-8 */
@@ -27,7 +26,6 @@ static void controls_are_escaped(void **state) {
 }
 
 static void utf8_passes_and_broken_utf8_does_not(void **state) {
-	(void)state;
 	expect("caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5");  /* café 日 */
 	expect("\xc2\xa0", "\xc2\xa0");                                  /* U+00A0 */
 	expect("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");                  /* U+1F600 */
@@ -45,7 +43,6 @@ static void utf8_passes_and_broken_utf8_does_not(void **state) {
 /* Cut at every size: always a whole escape or character less, never part of
  * one, and always NUL-terminated within len. */
 static void cut_whole(void **state) {
-	(void)state;
 	const char *in = "a\x1b\xc3\xa9\\b\xe6\x97\xa5\x9b";
 	const char *full = "a\\x1b\xc3\xa9\\\\b\xe6\x97\xa5\\x9b";
 	const size_t ends[] = {0, 1, 5, 7, 9, 10, 13, 17};

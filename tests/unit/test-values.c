@@ -195,7 +195,6 @@ static void words(void **state) {
 }
 
 static void seat_runtime_sizes(void **state) {
-	(void)state;
 	char err[256];
 	uint64_t bytes;
 	assert_true(parse_seat_runtime_size("64M", &bytes, err, sizeof(err)));
@@ -216,7 +215,6 @@ static void seat_runtime_sizes(void **state) {
 
 /* One seat id, "seat-NAME", and back. */
 static void seat_ids(void **state) {
-	(void)state;
 	char id[SEAT_ID_MAX];
 	assert_string_equal(seat_id("lab-1", id), "seat-lab-1");
 	char longest[33];

@@ -88,7 +88,6 @@ static void none_or_cut_short_is_no_cookie(void **state) {
 
 /* What we write is what libXau (and so every X client) reads. */
 static void libxau_reads_back_what_is_written(void **state) {
-	(void)state;
 	uint8_t buf[128], cookie[XAUTH_COOKIE_LEN];
 	for (size_t i = 0; i < sizeof(cookie); i++) {
 		cookie[i] = (uint8_t)(i * 37 + 1);

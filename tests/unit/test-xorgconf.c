@@ -78,7 +78,6 @@ static bool included(const char *path) {
 }
 
 static void on_alarm(int signo) {
-	(void)signo;
 	fail_msg("blocked on a FIFO");
 }
 

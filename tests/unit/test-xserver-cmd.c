@@ -11,7 +11,6 @@
 #include "xserver-cmd.h"
 
 static void the_seat_is_found(void **state) {
-	(void)state;
 	char *lightdm[] = {":1", "-seat", "seat-lab-1", "-auth", "/var/run/lightdm/root/:1",
 			"-nolisten", "tcp"};
 	assert_string_equal(xserver_dm_seat(7, lightdm), "seat-lab-1");
@@ -31,7 +30,6 @@ static char *joined(char **argv) {
 }
 
 static void the_x_server_runs_on_the_lease(void **state) {
-	(void)state;
 	char *xargs[] = {"-dpi", "96", NULL};
 	struct seat_config seat = {.name = "lab-1", .xserver_args = xargs, .n_xserver_args = 2};
 	struct seatmap map = {.xserver = "/usr/lib/xorg/Xorg"};

@@ -186,7 +186,6 @@ static void x11_destroy(struct lessor *base) {
 static struct lessor *x11_create(const struct seatmap *map, const char *card,
 		struct poller *poller, const struct lessor_listener *listener, char *err,
 		size_t errlen) {
-	(void)card;
 	if (map->xauthority != NULL && access(map->xauthority, R_OK) != 0) {
 		snprintf(err, errlen, "cannot read xauthority %s for X server %s: %s",
 				map->xauthority, map->display, strerror(errno));
