@@ -95,10 +95,6 @@ size_t diag_errors(const struct diag_list *list) {
 	return list->errors;
 }
 
-size_t diag_warnings(const struct diag_list *list) {
-	return list->warnings;
-}
-
 static void print_more(const struct diag_list *list, FILE *out) {
 	if (list->more_errors + list->more_warnings == 0) {
 		return;

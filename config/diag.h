@@ -51,9 +51,8 @@ bool diag_wanted(const struct diag_list *list, int line);
 /* Counts a diagnostic that is not kept. */
 void diag_count(struct diag_list *list, enum diag_level level);
 
-/* How many errors and warnings were added, kept or not. */
+/* How many errors were added, kept or not. */
 size_t diag_errors(const struct diag_list *list);
-size_t diag_warnings(const struct diag_list *list);
 
 /* Sorted by line, then in the order found; then a line counting the ones
  * not kept, if any. */

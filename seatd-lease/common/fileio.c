@@ -57,16 +57,3 @@ int file_write_at(int dirfd, const char *name, const void *data, size_t len, mod
 	}
 	return 0;
 }
-
-int file_write(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
-		uid_t uid, gid_t gid) {
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0) {
-		return -1;
-	}
-	int ret = file_write_at(dirfd, name, data, len, mode, uid, gid);
-	int e = errno;
-	close(dirfd);
-	errno = e;
-	return ret;
-}

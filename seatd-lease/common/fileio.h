@@ -20,9 +20,4 @@
 int file_write_at(int dirfd, const char *name, const void *data, size_t len, mode_t mode,
 		uid_t uid, gid_t gid);
 
-/* The same in the directory at dir, opened with O_NOFOLLOW (a link there is
- * refused with ELOOP or ENOTDIR). */
-int file_write(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
-		uid_t uid, gid_t gid);
-
 #endif

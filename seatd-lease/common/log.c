@@ -10,10 +10,6 @@ void log_set_level(enum log_level level) {
 	current = level;
 }
 
-enum log_level log_get_level(void) {
-	return current;
-}
-
 void log_printf(enum log_level level, const char *fmt, ...) {
 	if (level > current) {
 		return;

@@ -18,7 +18,6 @@ enum log_level {
 
 /* Messages above level are dropped; the default is LOG_LEVEL_NOTICE. */
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 
 __attribute__((format(printf, 2, 3)))
 void log_printf(enum log_level level, const char *fmt, ...);

@@ -232,8 +232,3 @@ void handout_end(struct handout *h, const char *seat) {
 		hold_close(c);
 	}
 }
-
-pid_t handout_holder(const struct handout *h, const char *seat) {
-	const struct hold *c = find_hold(h, seat);
-	return c != NULL ? c->cred.pid : 0;
-}

@@ -36,7 +36,5 @@ void handout_close(struct handout *h);
 /* Ends seat's hold, if any: its connection is closed; gone is not called.
  * (The lease itself is the caller's to end.) */
 void handout_end(struct handout *h, const char *seat);
-/* The pid of seat's holder, 0 if none. */
-pid_t handout_holder(const struct handout *h, const char *seat);
 
 #endif

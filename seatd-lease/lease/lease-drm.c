@@ -15,6 +15,7 @@
 #include "lease.h"
 #include "log.h"
 #include "master-store.h"
+#include "outname.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -34,8 +35,8 @@ static struct drm_lessor *drm_from(struct lessor *l) {
 
 /* As the kernel names it in sysfs (card0-HDMI-A-1), without the card. */
 static void connector_name(const drmModeConnector *c, char *buf, size_t len) {
-	const char *type = drmModeGetConnectorTypeName(c->connector_type);
-	snprintf(buf, len, "%s-%u", type != NULL ? type : "Unknown", c->connector_type_id);
+	output_name_of_connector(drmModeGetConnectorTypeName(c->connector_type),
+			c->connector_type_id, buf, len);
 }
 
 static void uevents_seen(void *data, const struct drm_uevents_seen *seen) {

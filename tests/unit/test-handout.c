@@ -104,6 +104,7 @@ struct world {
 	int b_asks;
 	char gone[64];
 	int gone_calls;
+	pid_t asked; /* who was given a lease last */
 };
 
 static int ask(void *data, const char *seat, pid_t pid, int *fd, const char **conf, char *why,
@@ -118,6 +119,7 @@ static int ask(void *data, const char *seat, pid_t pid, int *fd, const char **co
 		return EXIT_NO_SEAT;
 	}
 	*fd = w->lease_fd;
+	w->asked = pid;
 	*conf = strcmp(seat, "a") == 0 ? "Section \"Device\"\nEndSection\n" : NULL;
 	return 0;
 }
@@ -215,8 +217,7 @@ static void leases_go_out_and_come_back(void **state) {
 	char c;
 	assert_int_equal(read(lease[0], &c, 1), 1);
 	assert_int_equal(c, 'L');
-	assert_int_equal(handout_holder(h, "a"), pid);
-	assert_int_equal(handout_holder(h, "b"), 0);
+	assert_int_equal(w.asked, pid);
 	/* It ends: the lease is back, once. */
 	assert_int_equal(write(hold[1], "x", 1), 1);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
@@ -226,7 +227,6 @@ static void leases_go_out_and_come_back(void **state) {
 	}
 	assert_int_equal(w.gone_calls, 1);
 	assert_string_equal(w.gone, "a");
-	assert_int_equal(handout_holder(h, "a"), 0);
 
 	/* The next holder asks before the loop has seen the last one end:
 	 * the last one's hold is let go first, then the new one is asked. */
@@ -242,7 +242,7 @@ static void leases_go_out_and_come_back(void **state) {
 	read_line(out[0], line, sizeof(line));
 	assert_int_equal(atoi(line), 0);
 	assert_int_equal(w.gone_calls, 2);
-	assert_int_equal(handout_holder(h, "a"), next);
+	assert_int_equal(w.asked, next);
 	assert_int_equal(read(lease[0], &c, 1), 1);
 	handout_end(h, "a");
 	assert_int_equal(write(hold[1], "x", 1), 1);
@@ -255,7 +255,6 @@ static void leases_go_out_and_come_back(void **state) {
 	assert_string_equal(line, "0 |");
 	assert_int_equal(w.b_asks, 3);
 	handout_end(h, "b");
-	assert_int_equal(handout_holder(h, "b"), 0);
 	assert_int_equal(write(hold[1], "x", 1), 1);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	assert_int_equal(read(lease[0], &c, 1), 1);
