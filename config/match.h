@@ -55,7 +55,7 @@ bool input_match_parse(const char *word, struct input_match *out, char *err, siz
 /*
  * Whether match can become a udev rule that means what input_match_test()
  * means: the one rule for check (input_match_parse calls it) and for the
- * daemon's rules file (seatd-lease/input.c). If not, false and why in err.
+ * daemon's rules file (seatd-lease/input/input-rules.c). If not, false and why in err.
  */
 bool input_match_check(const struct input_match *match, char *err, size_t errlen);
 

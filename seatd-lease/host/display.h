@@ -51,7 +51,13 @@ int display_prepare(struct display_hold *hold, const char *seat, const char *sea
  * meanwhile. */
 int display_adopt(struct display_hold *hold, const char *seat, const char *seat_dir, char *err,
 		size_t errlen);
-/* Just before the X server is spawned: enters the mount namespace it is
+/* Where X servers' sockets are, and where their clients look. */
+#define DISPLAY_SOCKET_DIR "/tmp/.X11-unix"
+
+/* display-ns.c: whether X servers can have mount namespaces of their own,
+ * with a socket directory of their own (asked once, said once if not). */
+bool display_own_socket_dirs(void);
+/* display-ns.c: just before the X server is spawned: enters the mount namespace it is
  * to have (saved->ns stays -1 where there is none); mountns_leave() once
  * it is spawned. -1 with err. */
 int display_xserver_enter(const char *runtime_dir, const char *seat,
