@@ -333,6 +333,24 @@ static void lessor_news_reaches_the_seats_of_its_card_alone(void **state) {
 	fleet_down(&fleet);
 }
 
+/* systemctl status follows a reload: once a removed seat is gone, it is
+ * counted no more. */
+static void systemd_hears_when_a_removed_seat_is_gone(void **state) {
+	(void)state;
+	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
+	struct fleet fleet;
+	fleet_up(&fleet);
+	start_all(&fleet);
+	assert_string_equal(world.status, "3/3 seats running");
+	write_map(SEAT("a", "A") SEAT("b", "B"));
+	struct said s = do_reload(&fleet);
+	said_free(&s);
+	turn(&fleet);
+	assert_string_equal(names(&fleet), "a b");
+	assert_string_equal(world.status, "2/2 seats running");
+	fleet_down(&fleet);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		WORLD_TEST(systemd_hears_how_many_seats_run_and_the_first_that_does_not),
@@ -348,6 +366,7 @@ int main(void) {
 		WORLD_TEST(stopping_all_quits_once_every_runner_is_done),
 		WORLD_TEST(a_lone_seat_ends_the_daemon_with_it),
 		WORLD_TEST(lessor_news_reaches_the_seats_of_its_card_alone),
+		WORLD_TEST(systemd_hears_when_a_removed_seat_is_gone),
 	};
 	return cmocka_run_group_tests(tests, world_dir_setup, world_dir_teardown);
 }
