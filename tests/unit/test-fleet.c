@@ -351,6 +351,29 @@ static void systemd_hears_when_a_removed_seat_is_gone(void **state) {
 	fleet_down(&fleet);
 }
 
+/* A SIGHUP after SIGTERM (supervisor.c's on_hangup reloads with no check of
+ * its own): the map is not read again, no seat starts, systemd hears no
+ * READY=1, and the daemon still ends. */
+static void a_reload_while_stopping_changes_nothing(void **state) {
+	(void)state;
+	write_map(SEAT("a", "A"));
+	struct fleet fleet;
+	fleet_up(&fleet);
+	start_all(&fleet);
+	fleet_stop_all(&fleet);
+	write_map(SEAT("a", "A E") SEAT("d", "D"));
+	struct said s = do_reload(&fleet);
+	assert_said(s, EXIT_FAILED, "seatd-lease is stopping\n");
+	said_free(&s);
+	assert_ptr_equal(fleet.map, given);
+	assert_int_equal(world.reloadings, 0);
+	assert_int_equal(world.readies, 0);
+	assert_string_equal(names(&fleet), "a");
+	turn(&fleet);
+	assert_true(fleet.quit);
+	fleet_down(&fleet);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		WORLD_TEST(systemd_hears_how_many_seats_run_and_the_first_that_does_not),
@@ -367,6 +390,7 @@ int main(void) {
 		WORLD_TEST(a_lone_seat_ends_the_daemon_with_it),
 		WORLD_TEST(lessor_news_reaches_the_seats_of_its_card_alone),
 		WORLD_TEST(systemd_hears_when_a_removed_seat_is_gone),
+		WORLD_TEST(a_reload_while_stopping_changes_nothing),
 	};
 	return cmocka_run_group_tests(tests, world_dir_setup, world_dir_teardown);
 }
