@@ -134,6 +134,7 @@ static void drop(struct fleet *fleet, size_t i) {
  * NAME` starts its stopped seat.
  */
 void fleet_reap(struct fleet *fleet) {
+	bool dropped = false;
 	for (size_t i = 0; i < fleet->n_seats;) {
 		struct fleet_seat *fs = fleet->seats[i];
 		if (fs->restart_requested && runner_is_done(fs->runner) && !fleet->shutting_down) {
@@ -147,12 +148,17 @@ void fleet_reap(struct fleet *fleet) {
 		const struct seat_config *next = fs->come_back
 			? fleet_seat_config(fleet, runner_name(fs->runner)) : NULL;
 		drop(fleet, i);
+		dropped = true;
 		if (next != NULL && !fleet->shutting_down) {
 			struct fleet_seat *fresh = fleet_add(fleet, fleet->map, next);
 			if (fresh != NULL) {
 				seat_start(runner_seat(fresh->runner));
 			}
 		}
+	}
+	/* A seat gone changes the count systemd shows, and no state change tells it. */
+	if (dropped) {
+		fleet_notify(fleet);
 	}
 	fleet_check_quit(fleet);
 }

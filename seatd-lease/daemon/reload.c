@@ -99,6 +99,15 @@ static void tell(char *text, bool ok, FILE *out) {
 }
 
 int reload(struct fleet *fleet, FILE *out) {
+	/* A SIGHUP after SIGTERM: a seat started now would keep the daemon
+	 * from ending. */
+	if (fleet->shutting_down) {
+		log_notice("reload: seatd-lease is stopping; the seat map is not read again");
+		if (out != NULL) {
+			fprintf(out, "seatd-lease is stopping\n");
+		}
+		return EXIT_FAILED;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	FILE *report = xopen_memstream(&text, &len);
