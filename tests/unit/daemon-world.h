@@ -37,12 +37,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "card-lessors.h"
 #include "cgroup.h"
 #include "commands.h"
 #include "exit-status.h"
 #include "fleet.h"
 #include "input.h"
-#include "lessor-links.h"
 #include "load.h"
 #include "log.h"
 #include "logind-seat.h"
@@ -172,48 +172,32 @@ static void f_release(struct seat *seat, struct lease *lease) {
 }
 
 static void f_wipe(struct seat *seat, struct lease *lease) {
-	(void)seat;
-	(void)lease;
 }
 
 static int f_prepare(struct seat *seat, char *err, size_t errlen) {
-	(void)seat;
-	(void)err;
-	(void)errlen;
 	return 0;
 }
 
 static void f_cancel_prepare(struct seat *seat) {
-	(void)seat;
 }
 
 static int f_start(struct seat *seat, char *err, size_t errlen) {
-	(void)seat;
-	(void)err;
-	(void)errlen;
 	return 0;
 }
 
 static void f_kill(struct seat *seat, int signo) {
-	(void)seat;
-	(void)signo;
 }
 
 static void f_arm_timer(struct seat *seat, uint64_t ms) {
-	(void)seat;
-	(void)ms;
 }
 
 static uint64_t f_now(struct seat *seat) {
-	(void)seat;
 	return world.now;
 }
 
 /* As the real runner: its owner hears of every change (supervisor.c makes
  * that fleet_changed). */
 static void f_changed(struct seat *seat, enum seat_state old, const char *why) {
-	(void)old;
-	(void)why;
 	struct runner *r = runner_of(seat);
 	if (r->env->changed != NULL) {
 		r->env->changed(r->env->data);
@@ -304,7 +288,6 @@ bool runner_on_link(const struct runner *r, const struct lessor_link *link) {
 
 void runner_status(const struct runner *r, const struct input_nodes *all,
 		struct seat_status *s, char ***inputs, char ***devices) {
-	(void)all;
 	*inputs = xcalloc(1, sizeof(**inputs));
 	*devices = xcalloc(1, sizeof(**devices));
 	status_of_seat(s, &r->seat, r->seat.xserver_alive ? 1000 + r->id : 0,
@@ -343,7 +326,6 @@ static void clean_left(char *cleaned, size_t size, bool (*keep)(const char *, vo
 }
 
 int runtime_clean_stale(const char *runtime_dir, const char *seat) {
-	(void)runtime_dir;
 	appendf(world.cleaned_runtime, sizeof(world.cleaned_runtime), " %s",
 			seat != NULL ? seat : "-");
 	return world.stale_processes;
@@ -351,7 +333,6 @@ int runtime_clean_stale(const char *runtime_dir, const char *seat) {
 
 int runtime_clean_stale_except(const char *runtime_dir,
 		bool (*keep)(const char *seat, void *data), void *data) {
-	(void)runtime_dir;
 	clean_left(world.cleaned_runtime, sizeof(world.cleaned_runtime), keep, data);
 	return world.stale_processes;
 }
@@ -365,21 +346,18 @@ int cgroups_clean_stale(struct cgroups *cg, bool (*keep)(const char *seat, void 
 }
 
 int input_clean_stale(const char *seat, int timeout_ms) {
-	(void)timeout_ms;
 	appendf(world.cleaned_input, sizeof(world.cleaned_input), " %s", seat);
 	return 1;
 }
 
 int input_clean_stale_except(bool (*keep)(const char *seat, void *data), void *data,
 		int timeout_ms) {
-	(void)timeout_ms;
 	size_t before = strlen(world.cleaned_input);
 	clean_left(world.cleaned_input, sizeof(world.cleaned_input), keep, data);
 	return strlen(world.cleaned_input) > before;
 }
 
 int logind_clean_stale(bool (*keep)(const char *seat, void *data), void *data, int timeout_ms) {
-	(void)timeout_ms;
 	clean_left(world.cleaned_logind, sizeof(world.cleaned_logind), keep, data);
 	return 0;
 }
@@ -392,7 +370,6 @@ void input_nodes_now(struct input_nodes *all) {
 }
 
 void input_nodes_free(struct input_nodes *all) {
-	(void)all;
 }
 
 int input_check_overlaps(const struct seatmap *map) {
@@ -401,18 +378,15 @@ int input_check_overlaps(const struct seatmap *map) {
 }
 
 bool machine_sysrq_check(const char *path, char *line, size_t len) {
-	(void)path;
 	snprintf(line, len, "%s", world.sysrq != NULL ? world.sysrq : "");
 	return world.sysrq != NULL;
 }
 
-void lessor_links_shutdown(struct lessor_links *links) {
-	(void)links;
+void card_lessors_shutdown(struct card_lessors *links) {
 	world.links_shutdowns++;
 }
 
-void lessor_links_set_map(struct lessor_links *links, const struct seatmap *map) {
-	(void)links;
+void card_lessors_set_map(struct card_lessors *links, const struct seatmap *map) {
 	world.links_map = map;
 }
 
@@ -577,7 +551,6 @@ static inline void find_user(char *out, size_t len) {
 
 /* The group's setup: the directory, its X server and session. */
 static inline int world_dir_setup(void **state) {
-	(void)state;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(world.dir, sizeof(world.dir), "%s/seatd-lease-test-XXXXXX",
 			tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
@@ -595,7 +568,6 @@ static inline int world_dir_setup(void **state) {
 }
 
 static inline int world_dir_teardown(void **state) {
-	(void)state;
 	DIR *d = opendir(world.dir);
 	if (d != NULL) {
 		struct dirent *e;
@@ -617,7 +589,6 @@ static inline int world_dir_teardown(void **state) {
 
 /* Every test's setup: a fresh world in the group's directory. */
 static inline int world_setup(void **state) {
-	(void)state;
 	struct world fresh = {0};
 	memcpy(fresh.dir, world.dir, sizeof(fresh.dir));
 	memcpy(fresh.map_path, world.map_path, sizeof(fresh.map_path));

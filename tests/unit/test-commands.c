@@ -21,7 +21,6 @@ static const char *table_names(const char *table) {
 }
 
 static void status_lists_the_seats_in_map_order_without_retiring_ones(void **state) {
-	(void)state;
 	write_map(SEAT("c", "C") SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -50,7 +49,6 @@ static void status_lists_the_seats_in_map_order_without_retiring_ones(void **sta
 /* kernel.sysrq that lets a keyboard reboot the machine: one line under
  * the table, for people; none in the JSON, for scripts. */
 static void status_warns_of_sysrq_under_the_table_alone(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -72,7 +70,6 @@ static void status_warns_of_sysrq_under_the_table_alone(void **state) {
 }
 
 static void start_and_stop_say_what_they_did(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -107,7 +104,6 @@ static void start_and_stop_say_what_they_did(void **state) {
 /* `restart NAME` on a running seat: stopped, then started again by the
  * loop's fleet_reap once its runner is done, not before. */
 static void restart_starts_a_running_seat_again_once_it_is_done(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -139,7 +135,6 @@ static void restart_starts_a_running_seat_again_once_it_is_done(void **state) {
 }
 
 static void restart_starts_a_stopped_seat_at_once(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -152,7 +147,6 @@ static void restart_starts_a_stopped_seat_at_once(void **state) {
 /* A stop, or SIGTERM, after a restart and before the seat stopped: the
  * restart is off. */
 static void a_stop_cancels_a_pending_restart(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -175,7 +169,6 @@ static void a_stop_cancels_a_pending_restart(void **state) {
 }
 
 static void an_unknown_seat_is_answered_with_the_seats_there_are(void **state) {
-	(void)state;
 	write_map(SEAT("c", "C") SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -200,7 +193,6 @@ static void an_unknown_seat_is_answered_with_the_seats_there_are(void **state) {
 }
 
 static void unknown_verbs_and_wrong_words_are_usage_errors(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -241,7 +233,6 @@ static void unknown_verbs_and_wrong_words_are_usage_errors(void **state) {
 
 /* After SIGTERM only status is answered. */
 static void a_stopping_daemon_refuses_every_change(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -265,7 +256,6 @@ static void a_stopping_daemon_refuses_every_change(void **state) {
 
 /* The verb, as SIGHUP: the report to the caller and to the log. */
 static void reload_answers_with_its_report(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -288,7 +278,6 @@ static void reload_answers_with_its_report(void **state) {
 /* --- assignment mode --- */
 
 static void assign_begin_checks_every_name_before_it_changes_anything(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -306,7 +295,6 @@ static void assign_begin_checks_every_name_before_it_changes_anything(void **sta
 
 /* Only the first ASSIGN_MAX_SEATS seats of the map have an F-key. */
 static void assign_begin_refuses_a_seat_past_the_last_fkey(void **state) {
-	(void)state;
 	char seats[4096] = "";
 	for (int i = 1; i <= ASSIGN_MAX_SEATS + 1; i++) {
 		appendf(seats, sizeof(seats), "[seat:s%d]\noutputs = O%d\ninputs = name:k%d\n",
@@ -358,7 +346,6 @@ static void assert_as_mapped(const struct seat *seat) {
 }
 
 static void assign_begin_restarts_each_seat_on_its_screen(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -392,7 +379,6 @@ static void assign_begin_restarts_each_seat_on_its_screen(void **state) {
 }
 
 static void assign_end_brings_the_seats_back_as_the_map_says(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -424,7 +410,6 @@ static void assign_end_brings_the_seats_back_as_the_map_says(void **state) {
 /* The map does not load: the seats come back as the map in force says,
  * not on their screens. */
 static void assign_end_with_a_broken_map_brings_them_back_as_they_ran(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -450,7 +435,6 @@ static void assign_end_with_a_broken_map_brings_them_back_as_they_ran(void **sta
 
 /* assign-end before a seat got to its screen: it comes back as mapped. */
 static void assign_end_before_a_seat_reached_its_screen(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -469,7 +453,6 @@ static void assign_end_before_a_seat_reached_its_screen(void **state) {
 }
 
 static void assign_end_without_assignment_mode_still_reloads(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);

@@ -5,7 +5,6 @@
 #include "daemon-world.h"
 
 static void systemd_hears_how_many_seats_run_and_the_first_that_does_not(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
 	world.wait_seat = "b";
 	world.wait_why = "output B is not there";
@@ -23,7 +22,6 @@ static void systemd_hears_how_many_seats_run_and_the_first_that_does_not(void **
 }
 
 static void fleet_find_ignores_a_retiring_seat(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -44,7 +42,6 @@ static void fleet_find_ignores_a_retiring_seat(void **state) {
 
 /* Idle is not enough: a runner still giving its devices back stays. */
 static void a_retired_seat_goes_only_once_its_runner_is_done(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -66,7 +63,6 @@ static void a_retired_seat_goes_only_once_its_runner_is_done(void **state) {
 }
 
 static void reload_retires_a_removed_seat_and_it_goes_once_stopped(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -103,7 +99,6 @@ static void reload_retires_a_removed_seat_and_it_goes_once_stopped(void **state)
 }
 
 static void a_changed_seat_comes_back_with_its_new_settings(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -133,7 +128,6 @@ static void a_changed_seat_comes_back_with_its_new_settings(void **state) {
 }
 
 static void a_new_seat_starts_at_once(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -153,7 +147,6 @@ static void a_new_seat_starts_at_once(void **state) {
 /* A seat removed, then put back (changed) before it stopped: it comes
  * back once stopped, as the newest map says. */
 static void a_seat_put_back_before_it_stopped_comes_back_once_stopped(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("c", "C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -181,7 +174,6 @@ static void a_seat_put_back_before_it_stopped_comes_back_once_stopped(void **sta
 
 /* Removed, put back, and removed again, all before it stopped: it goes. */
 static void a_seat_removed_again_before_it_stopped_does_not_come_back(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("c", "C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -205,7 +197,6 @@ static void a_seat_removed_again_before_it_stopped_does_not_come_back(void **sta
 }
 
 static void an_invalid_map_changes_nothing(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -239,7 +230,6 @@ static void an_invalid_map_changes_nothing(void **state) {
 }
 
 static void a_changed_general_setting_takes_a_restart(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -261,7 +251,6 @@ static void a_changed_general_setting_takes_a_restart(void **state) {
 /* SIGTERM: every seat stops for good, a changed one does not come back, and
  * the daemon is done once every runner is. */
 static void stopping_all_quits_once_every_runner_is_done(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -291,7 +280,6 @@ static void stopping_all_quits_once_every_runner_is_done(void **state) {
 
 /* `seat NAME`: the daemon is done when its one seat ends; `run` is not. */
 static void a_lone_seat_ends_the_daemon_with_it(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -311,7 +299,6 @@ static void a_lone_seat_ends_the_daemon_with_it(void **state) {
 }
 
 static void lessor_news_reaches_the_seats_of_its_card_alone(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") "card = /dev/dri/card1\n");
 	world.wait_seat = "a";
 	struct fleet fleet;
@@ -336,7 +323,6 @@ static void lessor_news_reaches_the_seats_of_its_card_alone(void **state) {
 /* systemctl status follows a reload: once a removed seat is gone, it is
  * counted no more. */
 static void systemd_hears_when_a_removed_seat_is_gone(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -355,7 +341,6 @@ static void systemd_hears_when_a_removed_seat_is_gone(void **state) {
  * its own): the map is not read again, no seat starts, systemd hears no
  * READY=1, and the daemon still ends. */
 static void a_reload_while_stopping_changes_nothing(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);

@@ -26,7 +26,6 @@ static const char *take_over(struct fleet *fleet, struct cgroups *cgroups) {
 /* What an earlier run left of a, b and ghost (no seat now): a is adopted,
  * b cannot be; both b's and ghost's are cleaned, a's kept. */
 static void adopted_seats_are_kept_and_the_rest_cleaned(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C") SEAT("d", "D"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -66,7 +65,6 @@ static void adopted_seats_are_kept_and_the_rest_cleaned(void **state) {
  * daemon unless systemd held the card: the log says so. A display
  * manager's seat or an x11 one gets the plain line. */
 static void a_drm_seat_not_adopted_is_told_why(void **state) {
-	(void)state;
 	write_map(SEAT("x", "A") SEAT("d", "B") "card = /dev/dri/card1\n"
 			"[seat:m]\noutputs = C\ncard = /dev/dri/card1\nsession = display-manager\n"
 			"inputs = name:kbd-m\n");
@@ -87,7 +85,6 @@ static void a_drm_seat_not_adopted_is_told_why(void **state) {
 }
 
 static void without_cgroups_no_cgroup_is_cleaned(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -101,7 +98,6 @@ static void without_cgroups_no_cgroup_is_cleaned(void **state) {
 }
 
 static void stale_processes_are_counted_in_the_log(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A"));
 	struct fleet fleet;
 	fleet_up(&fleet);
@@ -118,7 +114,6 @@ static void stale_processes_are_counted_in_the_log(void **state) {
 /* `seat NAME`: what an earlier run left of NAME goes, the other seats'
  * stays (they may be another process's). */
 static void clean_seat_cleans_that_seat_alone(void **state) {
-	(void)state;
 	write_map(SEAT("a", "A") SEAT("b", "B"));
 	given = load_map();
 	world.left[0] = "a";
