@@ -39,7 +39,10 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	}
 	static char msg[HANDOUT_MSG_MAX + 1];
 	int n = snprintf(msg, sizeof(msg), "lease %s\n", seat);
-	if (n < 0 || (size_t)n >= sizeof(msg) || fdpass_send(fd, msg, (size_t)n, -1) != 0) {
+	/* A daemon that refuses the peer answers and closes without reading: the
+	 * request then meets a closed socket, but the answer is here to read. */
+	if (n < 0 || (size_t)n >= sizeof(msg) || (fdpass_send(fd, msg, (size_t)n, -1) != 0 &&
+			errno != EPIPE && errno != ECONNRESET)) {
 		snprintf(why, whylen, "cannot send the request to %s: %s", addr->sun_path,
 				n > 0 && (size_t)n < sizeof(msg) ? strerror(errno) : "seat name too long");
 		close(fd);
@@ -54,6 +57,11 @@ static int ask_once(const struct sockaddr_un *addr, const char *seat, long long 
 	}
 	int got;
 	ssize_t len = fdpass_recv(fd, msg, sizeof(msg), &got);
+	/* A daemon that closed with our request unread resets the connection,
+	 * and the kernel reports that before the answer it sent: read on. */
+	if (len < 0 && errno == ECONNRESET) {
+		len = fdpass_recv(fd, msg, sizeof(msg), &got);
+	}
 	int status;
 	const char *text;
 	size_t tlen;
