@@ -39,7 +39,7 @@ __attribute__((format(printf, 1, 2), noreturn)) static void die(const char *fmt,
 
 /* The connector named name (e.g. Virtual-2) and a CRTC for it not in *used. */
 static void find(int fd, drmModeRes *res, const char *name, uint32_t *used, uint32_t *connector,
-		 uint32_t *crtc)
+		uint32_t *crtc)
 {
 	for (int i = 0; i < res->count_connectors; i++) {
 		drmModeConnector *c = drmModeGetConnector(fd, res->connectors[i]);
@@ -50,7 +50,7 @@ static void find(int fd, drmModeRes *res, const char *name, uint32_t *used, uint
 		const char *type = drmModeGetConnectorTypeName(c->connector_type);
 
 		snprintf(cname, sizeof(cname), "%s-%u", type != NULL ? type : "Unknown",
-			 c->connector_type_id);
+				c->connector_type_id);
 		for (int e = 0; strcmp(cname, name) == 0 && e < c->count_encoders; e++) {
 			drmModeEncoder *enc = drmModeGetEncoder(fd, c->encoders[e]);
 			uint32_t free_crtcs = enc != NULL ? enc->possible_crtcs & ~*used : 0;
@@ -84,7 +84,7 @@ static pid_t spawn(int lease, const char *user, const char *command, const sigse
 	if (pid > 0)
 		return pid;
 	if (initgroups(pw->pw_name, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 ||
-	    setuid(pw->pw_uid) < 0)
+			setuid(pw->pw_uid) < 0)
 		die("cannot become %s: %s", user, strerror(errno));
 	/* The leases are close-on-exec: each command keeps its own alone. */
 	if ((lease == 3 ? fcntl(3, F_SETFD, 0) : dup2(lease, 3)) < 0)
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "%63s %63s %n", output, users[n], &used_chars) != 2 ||
-		    line[used_chars] == '\0')
+				line[used_chars] == '\0')
 			die("bad line: %s", line);
 		snprintf(commands[n], sizeof(commands[n]), "%s", line + used_chars);
 		find(fd, res, output, &used, &objects[0], &objects[1]);

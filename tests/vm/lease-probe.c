@@ -49,7 +49,7 @@ static int output_has_name(xcb_randr_get_output_info_reply_t *info, const char *
 	int len = xcb_randr_get_output_info_name_length(info);
 
 	return (size_t)len == strlen(name) &&
-	       memcmp(xcb_randr_get_output_info_name(info), name, (size_t)len) == 0;
+			memcmp(xcb_randr_get_output_info_name(info), name, (size_t)len) == 0;
 }
 
 /* The CRTC already driving the output if there is one, else one of the
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	xcb_randr_query_version_reply_t *version =
 		xcb_randr_query_version_reply(conn, xcb_randr_query_version(conn, 1, 6), NULL);
 	if (!version || version->major_version < 1 ||
-	    (version->major_version == 1 && version->minor_version < 6))
+			(version->major_version == 1 && version->minor_version < 6))
 		die("the X server has no RandR 1.6 (leases)");
 	free(version);
 
