@@ -85,6 +85,14 @@ static void test_two_outputs(void **state) {
 	lease_release(a.lease);
 }
 
+/* modesetting's name of a connector (xrandr's, outname.h) is the kernel's. */
+static void test_modesetting_name(void **state) {
+	struct ask a = ask(*state, "s1", "HDMI-1", NULL);
+	assert_int_equal(a.result, LEASE_OK);
+	assert_int_equal(a.lease->outputs[0], 51);
+	lease_release(a.lease);
+}
+
 /* A vanished connector is left out of the list. */
 static void test_unknown_lists_connectors(void **state) {
 	struct ask a = ask(*state, "s1", "HDMI-A-2", NULL);
@@ -231,6 +239,7 @@ int main(void) {
 		T(test_create_stores_master),
 		T(test_current_crtc_first),
 		T(test_two_outputs),
+		T(test_modesetting_name),
 		T(test_unknown_lists_connectors),
 		T(test_disconnected_probes_then_waits),
 		T(test_probe_finds_monitor),
