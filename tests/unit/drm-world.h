@@ -34,7 +34,7 @@
 struct fake_conn {
 	uint32_t id, type, type_id;
 	drmModeConnection now, probed; /* as GetConnectorCurrent / GetConnector say */
-	uint32_t encoders[2];
+	uint32_t encoders[3];
 	int n_encoders;
 	uint32_t encoder_id;
 };
@@ -46,7 +46,7 @@ struct fake_enc {
 static struct card {
 	uint32_t crtcs[3];
 	struct fake_conn conns[5];
-	struct fake_enc encs[3];
+	struct fake_enc encs[4];
 	bool no_resources;
 	int set_master_errno;
 	int create_error; /* drmModeCreateLease's answer when not 0 (-errno) */
@@ -65,8 +65,9 @@ static struct card {
 } card;
 
 /* CRTCs 31 32 33. HDMI-A-1 on encoder 41 (CRTCs 31, 32; shows on 32); DP-1
- * on 42 (33); DP-2 disconnected on 43 (any) and a vanished encoder 44;
- * VGA-1 without encoders; connector 55 vanished since the listing. */
+ * on 42 (33); DP-2 disconnected, on 43 (31), a vanished encoder 45 and 44
+ * (32, 33); VGA-1 without encoders; connector 55 vanished since the
+ * listing. */
 static void card_reset(void) {
 	card = (struct card){
 		.crtcs = {31, 32, 33},
@@ -76,12 +77,12 @@ static void card_reset(void) {
 			{52, DRM_MODE_CONNECTOR_DisplayPort, 1, DRM_MODE_CONNECTED,
 					DRM_MODE_CONNECTED, {42}, 1, 0},
 			{53, DRM_MODE_CONNECTOR_DisplayPort, 2, DRM_MODE_DISCONNECTED,
-					DRM_MODE_DISCONNECTED, {43, 44}, 2, 0},
+					DRM_MODE_DISCONNECTED, {43, 45, 44}, 3, 0},
 			{54, DRM_MODE_CONNECTOR_VGA, 1, DRM_MODE_CONNECTED, DRM_MODE_CONNECTED,
 					{0}, 0, 0},
 			{55, 0, 0, 0, 0, {0}, 0, 0},
 		},
-		.encs = {{41, 32, 0x3}, {42, 0, 0x4}, {43, 0, 0x7}},
+		.encs = {{41, 32, 0x3}, {42, 0, 0x4}, {43, 0, 0x1}, {44, 0, 0x6}},
 		.next_lessee = 100,
 		.stored_fd = -1,
 	};
@@ -126,7 +127,7 @@ static drmModeConnectorPtr get_connector(uint32_t id, bool probe) {
 		*c = (drmModeConnector){.connector_id = id, .encoder_id = f->encoder_id,
 			.connector_type = f->type, .connector_type_id = f->type_id,
 			.connection = probe ? f->probed : f->now, .count_encoders = f->n_encoders};
-		c->encoders = calloc(2, sizeof(uint32_t));
+		c->encoders = calloc(3, sizeof(uint32_t));
 		memcpy(c->encoders, f->encoders, sizeof(f->encoders));
 		card.alive++;
 		return c;
@@ -153,7 +154,7 @@ void drmModeFreeConnector(drmModeConnectorPtr c) {
 }
 
 drmModeEncoderPtr drmModeGetEncoder(int fd, uint32_t id) {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (card.encs[i].id == id) {
 			drmModeEncoder *e = calloc(1, sizeof(*e));
 			*e = (drmModeEncoder){.encoder_id = id, .crtc_id = card.encs[i].crtc_id,

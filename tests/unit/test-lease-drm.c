@@ -123,6 +123,24 @@ static void test_probe_finds_monitor(void **state) {
 	lease_release(a.lease);
 }
 
+/* Every encoder's CRTCs, past one that vanished. */
+static void test_every_encoders_crtcs(void **state) {
+	card.conns[2].probed = DRM_MODE_CONNECTED;
+	card.foreign[0] = 32;
+	card.foreign[1] = 33;
+	card.n_foreign = 2;
+	struct ask a = ask(*state, "s1", "DP-2", NULL);
+	assert_int_equal(a.result, LEASE_OK);
+	assert_int_equal(a.lease->crtcs[0], 31);
+	lease_release(a.lease);
+	card.foreign[0] = 31;
+	card.n_foreign = 1;
+	a = ask(*state, "s1", "DP-2", NULL);
+	assert_int_equal(a.result, LEASE_OK);
+	assert_int_equal(a.lease->crtcs[0], 32);
+	lease_release(a.lease);
+}
+
 static void test_no_crtc_fails(void **state) {
 	struct ask a = ask(*state, "s1", "VGA-1", NULL);
 	assert_int_equal(a.result, LEASE_FAILED);
@@ -243,6 +261,7 @@ int main(void) {
 		T(test_unknown_lists_connectors),
 		T(test_disconnected_probes_then_waits),
 		T(test_probe_finds_monitor),
+		T(test_every_encoders_crtcs),
 		T(test_no_crtc_fails),
 		T(test_busy_tries_next_crtc),
 		T(test_busy_everywhere_waits),
