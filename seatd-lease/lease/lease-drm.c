@@ -219,12 +219,15 @@ static size_t connector_crtcs(struct drm_lessor *l, const drmModeRes *res,
 	return n;
 }
 
+/* name as the kernel or modesetting calls it (outname.h). */
 static const drmModeConnector *find_connector(const struct snapshot *s, const char *name) {
+	char kernel[64];
+	output_name_kernel(name, kernel, sizeof(kernel));
 	for (int k = 0; k < s->res->count_connectors; k++) {
 		char have[64];
 		if (s->connectors[k] != NULL) {
 			connector_name(s->connectors[k], have, sizeof(have));
-			if (strcmp(have, name) == 0) {
+			if (strcmp(have, kernel) == 0) {
 				return s->connectors[k];
 			}
 		}
