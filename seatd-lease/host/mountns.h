@@ -2,8 +2,11 @@
 #define SEATD_LEASE_MOUNTNS_H
 
 /*
- * Mount namespaces, entered for a moment and left again by the daemon
- * (which has one thread). Under systemd with ProtectSystem= the daemon runs
+ * Mount namespaces, entered for a moment and left again by the daemon.
+ * The kernel lets only a process of one thread change its mount namespace
+ * (EINVAL otherwise), and the daemon has a second one while its x11 lessor
+ * connects (x11-dial.c): an entry can fail then, and its callers must
+ * say so. Under systemd with ProtectSystem= the daemon runs
  * in a namespace of its unit's, where a mount of its own would be seen by
  * the unit alone: the seats' file systems are mounted in the init
  * process's namespace instead, and propagate from there to the unit's. An
