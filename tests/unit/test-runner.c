@@ -1,0 +1,2 @@
+#include "runner-world.h"
+int main(void) { return 0; }
