@@ -79,6 +79,9 @@ struct world {
 	const char *assign_why;
 	input_done_fn assigned;
 	void *assigned_data;
+	/* input_release_start's fn, for the test to call as udev's answer. */
+	input_done_fn released;
+	void *released_data;
 	bool logind;
 	/* runtime_seat_prepare fails with why. */
 	const char *prepare_why;
@@ -291,6 +294,8 @@ void __wrap_input_op_cancel(struct input_op *op) {
 struct input_op *__wrap_input_release_start(struct poller *poller, const char *seat,
 		int timeout_ms, input_done_fn fn, void *data) {
 	event(" give-back");
+	world.released = fn;
+	world.released_data = data;
 	return (struct input_op *)(void *)&op_here;
 }
 
@@ -433,6 +438,7 @@ static inline int world_setup(void **state) {
 	snprintf(world.dir, sizeof(world.dir), "%s/seatd-lease-runner-XXXXXX",
 			tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
 	assert_non_null(mkdtemp(world.dir));
+	log_set_level(LOG_LEVEL_INFO);
 	world.poller = poller_create();
 	assert_non_null(world.poller);
 	world.env = (struct runner_env){.poller = world.poller, .changed = on_changed};
