@@ -3,18 +3,14 @@
 
 /*
  * A fake world under a real runner (seat/runner.c, runner-adopt.c,
- * runner-dm.c on a real seat.c), included by test-runner.c and
- * test-runner-adopt.c, one of them per program.
- *
- * Everything the runner calls that would touch the machine is wrapped by
- * the linker (tests/meson.build: runner_wraps, -Wl,--wrap=NAME) and
- * answered here: the lessor link, the card, the seat's directory, display,
- * cgroup and input devices, logind, the pids record, the spawning of its
- * processes, the hand-out and the timer. Each wrapper appends what it was
- * asked to world.events (" NAME args"), so that a test reads what the
- * runner did, in order. The seat directory is runtime_dir/NAME in a
+ * runner-dm.c on a real seat.c), for test-runner.c and test-runner-adopt.c.
+ * What the runner would ask of the machine is wrapped by the linker
+ * (tests/meson.build: runner_wraps) and answered here: the lessor link, the
+ * card, the seat's directory, display, cgroup, devices, logind, the pids
+ * record, the spawning, the hand-out, the timer. Each wrapper appends what
+ * it was asked to world.events (" NAME args"), in order. runtime_dir is a
  * directory of the test's own (mkdtemp); no process is ever spawned or
- * signalled (the runner's pids stay 0), nothing needs udev or a card.
+ * signalled (the runner's pids stay 0).
  */
 
 #include <errno.h>
@@ -46,8 +42,8 @@
 #include "runtime.h"
 #include "values.h"
 #include "xalloc.h"
-
 #include "load-ok.h"
+#include "log-capture.h"
 
 struct world {
 	char events[8192];
@@ -112,12 +108,10 @@ static void event(const char *fmt, ...) {
 	va_end(ap);
 }
 
-/* A link: any pointer will do, the runner only hands it on. */
-static char link_here;
+/* Any pointer will do for these: the runner only hands them on. */
+static char link_here, cgroups_here, op_here, hold_here;
 #define LINK ((struct lessor_link *)(void *)&link_here)
-static char cgroups_here;
 #define CGROUPS ((struct cgroups *)(void *)&cgroups_here)
-static char op_here, hold_here;
 
 /* --- the lessor link and the card --- */
 
@@ -501,31 +495,5 @@ static inline struct runner *runner_for(const char *general, const char *seats,
 #define X11 "lessor = x11\ndisplay = :0\nxserver = /usr/bin/Xorg\n"
 #define SEAT_A "[seat:a]\noutputs = HDMI-1 DP-1\ninputs = name:kbd-a\nsession = /bin/true\n"
 #define SEAT_B "[seat:b]\noutputs = DP-2\ninputs = name:kbd-b\nsession = /bin/true\n"
-
-/* --- the log: log.c writes to stderr --- */
-
-static FILE *log_file;
-static int log_saved = -1;
-
-static inline void log_begin(void) {
-	fflush(stderr);
-	log_file = tmpfile();
-	assert_non_null(log_file);
-	log_saved = dup(STDERR_FILENO);
-	assert_true(dup2(fileno(log_file), STDERR_FILENO) >= 0);
-}
-
-static inline const char *log_end(void) {
-	static char text[16384];
-	fflush(stderr);
-	assert_true(dup2(log_saved, STDERR_FILENO) >= 0);
-	close(log_saved);
-	rewind(log_file);
-	size_t n = fread(text, 1, sizeof(text) - 1, log_file);
-	text[n] = '\0';
-	fclose(log_file);
-	log_file = NULL;
-	return text;
-}
 
 #endif
