@@ -44,6 +44,7 @@
 #include "fleet.h"
 #include "input.h"
 #include "load.h"
+#include "log-capture.h"
 #include "log.h"
 #include "logind-seat.h"
 #include "machine.h"
@@ -483,37 +484,6 @@ static inline const char *names(const struct fleet *fleet) {
 		appendf(text, sizeof(text), "%s%s%s", i > 0 ? " " : "", runner_name(fs->runner),
 				fs->retiring ? "-" : "");
 	}
-	return text;
-}
-
-/* --- the log: log.c writes to stderr --- */
-
-static FILE *log_file;
-static int log_saved = -1;
-
-/* From here, what the daemon logs is kept for log_end(). */
-static inline void log_begin(void) {
-	assert_null(log_file);
-	fflush(stderr);
-	log_file = tmpfile();
-	assert_non_null(log_file);
-	log_saved = dup(STDERR_FILENO);
-	assert_true(log_saved >= 0);
-	assert_true(dup2(fileno(log_file), STDERR_FILENO) >= 0);
-}
-
-/* What was logged since log_begin() (until the next call). */
-static inline const char *log_end(void) {
-	static char text[16384];
-	fflush(stderr);
-	assert_true(dup2(log_saved, STDERR_FILENO) >= 0);
-	close(log_saved);
-	log_saved = -1;
-	rewind(log_file);
-	size_t n = fread(text, 1, sizeof(text) - 1, log_file);
-	text[n] = '\0';
-	fclose(log_file);
-	log_file = NULL;
 	return text;
 }
 
