@@ -3,10 +3,10 @@
 
 /*
  * Mount namespaces, entered for a moment and left again by the daemon.
- * The kernel lets only a process of one thread change its mount namespace
- * (EINVAL otherwise), and the daemon has a second one while its x11 lessor
- * connects (x11-dial.c): an entry can fail then, and its callers must
- * say so. Under systemd with ProtectSystem= the daemon runs
+ * The kernel lets a task change its mount namespace only while no other
+ * shares its file system attributes (CLONE_FS; EINVAL otherwise): the x11
+ * lessor's dial thread (x11-dial.c), the daemon's one other thread,
+ * unshares them before the loop goes on. Under systemd with ProtectSystem= the daemon runs
  * in a namespace of its unit's, where a mount of its own would be seen by
  * the unit alone: the seats' file systems are mounted in the init
  * process's namespace instead, and propagate from there to the unit's. An

@@ -464,6 +464,24 @@ def test_display_manager_seats(rig):
         xrandr = "DISPLAY=%s XAUTHORITY=%s xrandr" % primary
         rig.wait_until("%s | grep -q 'Virtual-3 connected'" % xrandr, timeout=30)
         assert "Virtual-2 disconnected" in rig.run(xrandr).stdout
+
+        # systemctl restart: a display manager's seat is not kept (its X
+        # server ends with the earlier run; LightDM starts another), the log
+        # says why, and it comes back handed out, its directory made anew.
+        since = rig.run("date +%s").stdout.strip()
+        rig.run("systemctl restart seatd-lease.service", timeout=90)
+        wait_prop(rig, "seatd-lease", "StatusText", r"^1/1 seats running$")
+        x = wait_seat_xserver(rig, "lab-2")
+        assert x != lab2, (x, lab2)
+        wait_greeter(rig, x[1])
+        assert_greeter_shown(rig, 2)
+        assert status_json(rig)["lab-2"]["state"] == "handed-out"
+        journal = rig.run("journalctl -u seatd-lease -o cat --no-pager --since @%s"
+                          % since).stdout
+        assert ("seat lab-2: not adopted from an earlier run: a display manager's seat keeps "
+                "no record") in journal, journal[-3000:]
+        for fault in ("cannot create", "cannot remove", "cannot unmount"):
+            assert fault not in journal, journal[-3000:]
     finally:
         stop_daemon(rig)
         rig.run("rm -f %s" % conf)

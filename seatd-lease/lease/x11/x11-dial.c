@@ -1,6 +1,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <xcb/randr.h>
 #include <xcb/xcb.h>
 
+#include "log.h"
 #include "x11-dial.h"
 #include "xalloc.h"
 #include "xauth.h"
@@ -30,6 +33,10 @@ struct x11_dial {
 	/* Guards done and abandoned: whichever side comes second frees. */
 	pthread_mutex_t lock;
 	bool done, abandoned;
+	/* Posted once the thread has its own file system attributes
+	 * (unshare_err: 0, or why not). */
+	sem_t own_fs;
+	int unshare_err;
 	int done_fd; /* eventfd, written once done (unless abandoned) */
 	int fds[2];  /* connected sockets not yet handed to libxcb */
 	char *display;
@@ -101,6 +108,7 @@ static void dial_free(struct x11_dial *d) {
 		close(d->done_fd);
 	}
 	pthread_mutex_destroy(&d->lock);
+	sem_destroy(&d->own_fs);
 	free(d->display);
 	free(d->xauthority);
 	free(d);
@@ -182,6 +190,11 @@ static bool select_notify(struct x11_dial *d) {
 
 static void *dial_run(void *data) {
 	struct x11_dial *d = data;
+	/* The kernel lets only a task whose file system attributes no other
+	 * shares change its mount namespace (mountns.h): a thread shares them
+	 * (CLONE_FS) unless it unshares them, which the loop waits for. */
+	d->unshare_err = unshare(CLONE_FS) == 0 ? 0 : errno;
+	sem_post(&d->own_fs);
 	d->ok = setup(d, 0, &d->link.conn) && setup(d, 1, &d->link.events) && select_notify(d);
 	pthread_mutex_lock(&d->lock);
 	d->done = true;
@@ -312,8 +325,17 @@ static bool start_thread(struct x11_dial *d, char *err, size_t errlen) {
 	if (e != 0) {
 		snprintf(err, errlen, "cannot start a thread to connect to X server %s: %s",
 				d->display, strerror(e));
+		return false;
 	}
-	return e == 0;
+	while (sem_wait(&d->own_fs) != 0 && errno == EINTR) {
+	}
+	if (d->unshare_err != 0) {
+		log_warning("connecting to X server %s: its thread shares our file system "
+				"attributes (%s): until it is connected, no seat can be mounted or "
+				"removed in the host's mount namespace", d->display,
+				strerror(d->unshare_err));
+	}
+	return true;
 }
 
 struct x11_dial *x11_dial_start(const char *display, const char *xauthority, char *err,
@@ -321,6 +343,7 @@ struct x11_dial *x11_dial_start(const char *display, const char *xauthority, cha
 	struct x11_dial *d = xcalloc(1, sizeof(*d));
 	d->fds[0] = d->fds[1] = d->done_fd = -1;
 	pthread_mutex_init(&d->lock, NULL);
+	sem_init(&d->own_fs, 0, 0);
 	d->display = xstrdup(display);
 	d->xauthority = xauthority != NULL ? xstrdup(xauthority) : NULL;
 	int number;
