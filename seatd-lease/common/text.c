@@ -1,4 +1,5 @@
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,11 +16,24 @@ void text_append(char *buf, size_t len, const char *fmt, ...) {
 	va_end(ap);
 }
 
+/* Whether the n bytes at s are a bidirectional control: U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069. A terminal that reorders text by
+ * them shows what follows in another order than it is (a seat named so
+ * could make a status line read as another seat's). */
+static bool bidi_control(const unsigned char *s, size_t n) {
+	if (n == 2) {
+		return s[0] == 0xd8 && s[1] == 0x9c;
+	}
+	return n == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f ||
+			(s[2] >= 0xaa && s[2] <= 0xae))) || (s[1] == 0x81 && s[2] >= 0xa6 &&
+			s[2] <= 0xa9));
+}
+
 /* How many bytes of s make one character that may go to a terminal as it
  * is: printable ASCII, or valid UTF-8 (no overlong form, surrogate or code
  * above U+10FFFF) other than a C1 control, which terminals obey like ESC
- * and its 7-bit forms (0x9b is CSI). 0 for anything else. Stops at the NUL
- * of a sequence cut short. */
+ * and its 7-bit forms (0x9b is CSI), or a bidirectional control. 0 for
+ * anything else. Stops at the NUL of a sequence cut short. */
 static size_t plain_char(const unsigned char *s) {
 	if (s[0] >= 0x20 && s[0] < 0x7f) {
 		return 1;
@@ -50,7 +64,7 @@ static size_t plain_char(const unsigned char *s) {
 			return 0;
 		}
 	}
-	return n;
+	return bidi_control(s, n) ? 0 : n;
 }
 
 char *text_escape(const char *in, char *out, size_t len) {

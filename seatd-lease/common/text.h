@@ -11,9 +11,10 @@ void text_append(char *buf, size_t len, const char *fmt, ...);
 /* Copies in to out (of size len), for text from outside the daemon (a
  * process's comm, a USB device's name, a udev property) on its way to a
  * terminal or the log: every byte below 0x20, 0x7f and every byte that is not
- * part of valid UTF-8 becomes \xHH, the C1 controls U+0080..U+009F as their
- * two bytes too, and a backslash \\; printable ASCII and other valid UTF-8
- * pass. Where out is too small the text is cut before the first escape or
+ * part of valid UTF-8 becomes \xHH, the C1 controls U+0080..U+009F and the
+ * bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069) as their bytes too, and a backslash \\; printable ASCII
+ * and other valid UTF-8 pass. Where out is too small the text is cut before the first escape or
  * character that does not fit whole, never inside one; out is always
  * NUL-terminated (with len 0, nothing is written). An out of
  * 4 * strlen(in) + 1 bytes holds all of in. in and out must not overlap.

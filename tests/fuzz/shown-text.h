@@ -11,8 +11,9 @@
  * The length of the character at s (before end) if a terminal shows it as
  * text, the newline counted as one: printable ASCII, or valid UTF-8 (no
  * overlong form, surrogate or code above U+10FFFF) that is not a C1
- * control (U+0080..U+009F). 0 for anything else: a C0 control, DEL, a byte
- * that is not UTF-8 or a character cut short.
+ * control (U+0080..U+009F) or a bidirectional control (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069). 0 for anything else: a C0
+ * control, DEL, a byte that is not UTF-8 or a character cut short.
  */
 static inline size_t shown_char(const unsigned char *s, const unsigned char *end) {
 	if (*s == '\n' || (*s >= 0x20 && *s < 0x7f)) {
@@ -31,8 +32,10 @@ static inline size_t shown_char(const unsigned char *s, const unsigned char *end
 		c = c << 6 | (s[i] & 0x3f);
 	}
 	static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+	bool bidi = c == 0x61c || c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) ||
+			(c >= 0x2066 && c <= 0x2069);
 	bool ok = c >= least[n] && c <= 0x10ffff && !(c >= 0xd800 && c <= 0xdfff) &&
-		!(c >= 0x80 && c <= 0x9f);
+			!(c >= 0x80 && c <= 0x9f) && !bidi;
 	return ok ? n : 0;
 }
 

@@ -25,6 +25,19 @@ static void controls_are_escaped(void **state) {
 	expect("", "");
 }
 
+/* Bidirectional controls would have a terminal show text in another order
+ * than it is: escaped, byte by byte. Their neighbours pass. */
+static void bidi_controls_are_escaped(void **state) {
+	expect("lab\xe2\x80\xae" "evil", "lab\\xe2\\x80\\xaeevil"); /* U+202E RLO */
+	expect("\xe2\x80\xaa\xe2\x80\xac", "\\xe2\\x80\\xaa\\xe2\\x80\\xac");
+	expect("\xe2\x81\xa6x\xe2\x81\xa9", "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	expect("\xe2\x80\x8e\xe2\x80\x8f", "\\xe2\\x80\\x8e\\xe2\\x80\\x8f");
+	expect("\xd8\x9c", "\\xd8\\x9c");                     /* U+061C */
+	expect("\xe2\x80\xa9\xe2\x80\xaf", "\xe2\x80\xa9\xe2\x80\xaf"); /* U+2029, U+202F */
+	expect("\xe2\x81\xa5\xe2\x81\xaa", "\xe2\x81\xa5\xe2\x81\xaa"); /* U+2065, U+206A */
+	expect("\xd8\x9b", "\xd8\x9b");                             /* U+061B */
+}
+
 static void utf8_passes_and_broken_utf8_does_not(void **state) {
 	expect("caf\xc3\xa9 \xe6\x97\xa5", "caf\xc3\xa9 \xe6\x97\xa5");  /* café 日 */
 	expect("\xc2\xa0", "\xc2\xa0");                                  /* U+00A0 */
@@ -72,6 +85,7 @@ static void cut_whole(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(controls_are_escaped),
+		cmocka_unit_test(bidi_controls_are_escaped),
 		cmocka_unit_test(utf8_passes_and_broken_utf8_does_not),
 		cmocka_unit_test(cut_whole),
 	};
