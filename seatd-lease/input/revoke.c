@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -83,9 +84,18 @@ static int revoke_process(const char *seat, int proc_fd, const char *pid, const 
 	int pidfd = -1, done = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		struct stat st;
-		if (e->d_name[0] == '.' || fstatat(fd_dir, e->d_name, &st, 0) != 0 ||
-				!is_node(&st, devs, n)) {
+		/* What the descriptor is open on, as the kernel has it cached: a
+		 * file system of the user's (FUSE) is never asked, and so cannot
+		 * keep the daemon waiting for its answer. */
+		struct statx stx;
+		struct stat st = {0};
+		if (e->d_name[0] == '.' || statx(fd_dir, e->d_name, AT_STATX_DONT_SYNC,
+				STATX_TYPE, &stx) != 0) {
+			continue;
+		}
+		st.st_mode = stx.stx_mode;
+		st.st_rdev = makedev(stx.stx_rdev_major, stx.stx_rdev_minor);
+		if (!is_node(&st, devs, n)) {
 			continue;
 		}
 		if (pidfd < 0) {
