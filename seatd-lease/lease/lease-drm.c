@@ -172,7 +172,7 @@ static void list_connectors(const struct snapshot *s, char *buf, size_t len) {
 	}
 }
 
-/* The CRTCs the connector's encoders can drive, the one it is on first. */
+/* The hook's: every connector of the snapshot, by name. */
 static void list_outputs(const void *snapshot, char *buf, size_t len) {
 	list_connectors(snapshot, buf, len);
 }
