@@ -91,8 +91,9 @@ static enum end listen(struct assign_wizard *w, int sfd, int timeout_s) {
 			return END_DONE;
 		}
 		uint64_t now = poller_now_ms();
-		if (bound(w) > progress) {
-			progress = bound(w);
+		size_t now_bound = bound(w);
+		if (now_bound > progress) {
+			progress = now_bound;
 			deadline = now + (uint64_t)timeout_s * 1000;
 		}
 		if (now >= deadline) {

@@ -36,12 +36,12 @@ static long real_uid(int proc_fd, const char *pid) {
 	return uid != NULL ? strtol(uid + 5, NULL, 10) : -1;
 }
 
-static bool is_node(const struct stat *st, const dev_t *devs, size_t n) {
-	if (!S_ISCHR(st->st_mode)) {
+static bool is_node(mode_t mode, dev_t rdev, const dev_t *devs, size_t n) {
+	if (!S_ISCHR(mode)) {
 		return false;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (st->st_rdev == devs[i]) {
+		if (rdev == devs[i]) {
 			return true;
 		}
 	}
@@ -60,7 +60,7 @@ static int revoke_one(int pidfd, int target, const dev_t *devs, size_t n) {
 	struct stat st;
 	/* The descriptor may have changed since /proc was read: only what is
 	 * still on one of the devices is revoked. */
-	int ret = fstat(fd, &st) != 0 ? -1 : !is_node(&st, devs, n) ? 0
+	int ret = fstat(fd, &st) != 0 ? -1 : !is_node(st.st_mode, st.st_rdev, devs, n) ? 0
 		: ioctl(fd, EVIOCREVOKE, NULL) == 0 ? 1 : -1;
 	int saved = errno;
 	close(fd);
@@ -88,14 +88,9 @@ static int revoke_process(const char *seat, int proc_fd, const char *pid, const 
 		 * file system of the user's (FUSE) is never asked, and so cannot
 		 * keep the daemon waiting for its answer. */
 		struct statx stx;
-		struct stat st = {0};
 		if (e->d_name[0] == '.' || statx(fd_dir, e->d_name, AT_STATX_DONT_SYNC,
-				STATX_TYPE, &stx) != 0) {
-			continue;
-		}
-		st.st_mode = stx.stx_mode;
-		st.st_rdev = makedev(stx.stx_rdev_major, stx.stx_rdev_minor);
-		if (!is_node(&st, devs, n)) {
+				STATX_TYPE, &stx) != 0 || !is_node(stx.stx_mode,
+				makedev(stx.stx_rdev_major, stx.stx_rdev_minor), devs, n)) {
 			continue;
 		}
 		if (pidfd < 0) {
