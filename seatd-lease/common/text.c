@@ -29,12 +29,10 @@ static bool bidi_control(const unsigned char *s, size_t n) {
 			s[2] <= 0xa9));
 }
 
-/* How many bytes of s make one character that may go to a terminal as it
- * is: printable ASCII, or valid UTF-8 (no overlong form, surrogate or code
- * above U+10FFFF) other than a C1 control, which terminals obey like ESC
- * and its 7-bit forms (0x9b is CSI), or a bidirectional control. 0 for
- * anything else. Stops at the NUL of a sequence cut short. */
-static size_t plain_char(const unsigned char *s) {
+/* C1 controls: terminals obey them like ESC and its 7-bit forms (0x9b is
+ * CSI). */
+size_t text_plain_char(const char *text) {
+	const unsigned char *s = (const unsigned char *)text;
 	if (s[0] >= 0x20 && s[0] < 0x7f) {
 		return 1;
 	}
@@ -75,7 +73,7 @@ char *text_escape(const char *in, char *out, size_t len) {
 	for (const unsigned char *s = (const unsigned char *)in; *s != '\0';) {
 		char esc[5];
 		const char *piece = esc;
-		size_t n = plain_char(s), taken = 1;
+		size_t n = text_plain_char((const char *)s), taken = 1;
 		if (*s == '\\') {
 			n = 2;
 			memcpy(esc, "\\\\", 2);
@@ -97,4 +95,21 @@ char *text_escape(const char *in, char *out, size_t len) {
 	}
 	out[used] = '\0';
 	return out;
+}
+
+size_t text_control_char(const char *text, unsigned *code) {
+	const unsigned char *s = (const unsigned char *)text;
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
+		*code = s[1];
+		return 2;
+	}
+	if (bidi_control(s, 2)) {
+		*code = 0x61c;
+		return 2;
+	}
+	if (bidi_control(s, 3)) {
+		*code = (unsigned)(s[0] & 0x0f) << 12 | (unsigned)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+		return 3;
+	}
+	return 0;
 }

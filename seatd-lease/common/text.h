@@ -21,4 +21,15 @@ void text_append(char *buf, size_t len, const char *fmt, ...);
  * Returns out. */
 char *text_escape(const char *in, char *out, size_t len);
 
+/* How many bytes of s make one character that may go to a terminal as it
+ * is: printable ASCII, or valid UTF-8 (no overlong form, surrogate or code
+ * above U+10FFFF) other than a C1 or bidirectional control. 0 for anything
+ * else. Reads no further than the NUL of a sequence cut short. */
+size_t text_plain_char(const char *s);
+
+/* If s starts with a C1 control or a bidirectional control (as above) in
+ * valid UTF-8: its length in bytes (2 or 3), with its code point in *code.
+ * 0 for anything else, *code untouched. */
+size_t text_control_char(const char *s, unsigned *code);
+
 #endif

@@ -158,18 +158,33 @@ char *status_table(const struct seat_status *seats, size_t n) {
 	return out.data;
 }
 
+/* s as a JSON string that is valid UTF-8 and safe on a terminal: the
+ * controls (C0, DEL, C1, bidirectional) as \uXXXX, so a consumer gets them
+ * back as they were, and a byte that is not UTF-8 as \ufffd (U+FFFD, the
+ * replacement character): JSON cannot carry it. */
 static void put_json_string(struct buf *b, const char *s) {
 	put(b, "\"");
-	for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\') {
-			put(b, "\\%c", *c);
-		} else if (*c == '\n') {
+	while (*s != '\0') {
+		unsigned code;
+		size_t n = text_plain_char(s);
+		if (*s == '"' || *s == '\\') {
+			put(b, "\\%c", *s);
+			n = 1;
+		} else if (*s == '\n') {
 			put(b, "\\n");
-		} else if (*c < 0x20 || *c == 0x7f) {
-			put(b, "\\u%04x", *c);
+			n = 1;
+		} else if (n > 0) {
+			put(b, "%.*s", (int)n, s);
+		} else if ((unsigned char)*s < 0x80) {
+			put(b, "\\u%04x", (unsigned char)*s);
+			n = 1;
+		} else if ((n = text_control_char(s, &code)) > 0) {
+			put(b, "\\u%04x", code);
 		} else {
-			put(b, "%c", *c);
+			put(b, "\\ufffd");
+			n = 1;
 		}
+		s += n;
 	}
 	put(b, "\"");
 }

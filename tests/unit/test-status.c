@@ -120,6 +120,22 @@ static void json_quotes_what_it_must(void **state) {
 	free(t);
 }
 
+/* Text from outside in the JSON: every control (C0, DEL, C1, bidirectional)
+ * comes back as \uXXXX, a byte that is not UTF-8 as \ufffd, other UTF-8 as
+ * it is. Before, C1 controls and stray bytes went out raw. */
+static void json_escapes_text_from_outside(void **state) {
+	struct seat_status s = {.name = "lab-1", .state = "failed", .outputs = outputs_b,
+		.n_outputs = 1, .display = -1, .user = "\xc3\xa9l\xc3\xa8ve",
+		.last_error = "a\x1b[2Jb\x7f\xc2\x9b" "31m\xe2\x80\xae" "d\xd8\x9c\xe2\x81\xa9"
+			"\xff\xc2\xc0\x80\xed\xa0\x80\xe2\x80z\xf0\x9f\x98\x80"};
+	char *j = status_json(&s, 1);
+	assert_non_null(strstr(j, "\"user\":\"\xc3\xa9l\xc3\xa8ve\""));
+	assert_non_null(strstr(j, "\"last_error\":\"a\\u001b[2Jb\\u007f\\u009b31m\\u202ed"
+			"\\u061c\\u2069\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+			"\\ufffd\\ufffdz\xf0\x9f\x98\x80\"}"));
+	free(j);
+}
+
 /* A seat's record, from the seat itself: its state, lease and clocks. */
 static void a_seat_record_says_what_the_seat_holds(void **state) {
 	struct seat_config c = {.name = "lab-1", .outputs = outputs_a, .n_outputs = 2,
@@ -180,6 +196,7 @@ int main(void) {
 		cmocka_unit_test(the_table_lines_up_and_says_dash_for_nothing),
 		cmocka_unit_test(the_table_escapes_outside_text),
 		cmocka_unit_test(json_quotes_what_it_must),
+		cmocka_unit_test(json_escapes_text_from_outside),
 		cmocka_unit_test(a_seat_record_says_what_the_seat_holds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

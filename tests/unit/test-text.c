@@ -82,12 +82,43 @@ static void cut_whole(void **state) {
 	assert_string_equal(text_escape("\x01\x02\x03", worst, sizeof(worst)), "\\x01\\x02\\x03");
 }
 
+/* The two questions status --json asks of a character: shown as it is, or
+ * a control to write as \uXXXX, and which one. */
+static void plain_and_control_characters(void **state) {
+	unsigned code = 7;
+	assert_int_equal(text_plain_char("a"), 1);
+	assert_int_equal(text_plain_char("\xc3\xa9"), 2);
+	assert_int_equal(text_plain_char("\xf0\x9f\x98\x80"), 4);
+	assert_int_equal(text_plain_char("\x1b"), 0);
+	assert_int_equal(text_plain_char("\xc2\x9b"), 0);
+	assert_int_equal(text_plain_char("\xe2\x80\xae"), 0);
+	assert_int_equal(text_plain_char("\xe2\x80"), 0);
+	assert_int_equal(text_control_char("\xc3\xa9", &code), 0);
+	assert_int_equal(text_control_char("\xc2", &code), 0);
+	assert_int_equal(text_control_char("\xe2\x80", &code), 0);
+	assert_int_equal(code, 7);
+	assert_int_equal(text_control_char("\xc2\x80", &code), 2);
+	assert_int_equal(code, 0x80);
+	assert_int_equal(text_control_char("\xc2\x9f", &code), 2);
+	assert_int_equal(code, 0x9f);
+	assert_int_equal(text_control_char("\xd8\x9c", &code), 2);
+	assert_int_equal(code, 0x61c);
+	assert_int_equal(text_control_char("\xe2\x80\x8e", &code), 3);
+	assert_int_equal(code, 0x200e);
+	assert_int_equal(text_control_char("\xe2\x80\xae", &code), 3);
+	assert_int_equal(code, 0x202e);
+	assert_int_equal(text_control_char("\xe2\x81\xa9", &code), 3);
+	assert_int_equal(code, 0x2069);
+	assert_int_equal(text_control_char("\xe2\x80\xaf", &code), 0);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(controls_are_escaped),
 		cmocka_unit_test(bidi_controls_are_escaped),
 		cmocka_unit_test(utf8_passes_and_broken_utf8_does_not),
 		cmocka_unit_test(cut_whole),
+		cmocka_unit_test(plain_and_control_characters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
