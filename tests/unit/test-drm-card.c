@@ -1,8 +1,7 @@
 /* A descriptor that claims to be a seat's card: only a node of that card
  * is taken; whatever else is there (a user's process may have put anything
- * at that number) is named and refused. A FUSE file, the case that would
- * hang a caller that asked it anything, needs a FUSE mount, which unit
- * tests do not have: it stands here as the regular file it claims to be. */
+ * at that number) is named and refused, and a FUSE file whose server never
+ * answers (silent-fuse.h) too, without waiting on it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -21,6 +20,7 @@
 #include <cmocka.h>
 
 #include "drm-card.h"
+#include "silent-fuse.h"
 
 #define card0 makedev(DRM_CARD_MAJOR, 0)
 
@@ -98,6 +98,26 @@ static void a_pipe_file_socket_or_dev_null_is_refused(void **state) {
 	close(sv[1]);
 }
 
+/* A FUSE file held by a process of nobody's, its server silent: named for
+ * what the kernel has cached, refused, and nothing waits on its close (the
+ * looking process does, and is no one's to wait for). */
+static void a_silent_fuse_file_is_refused_at_once(void **state) {
+	struct silent_fuse f;
+	if (silent_fuse_start(&f) != 0) {
+		skip();
+	}
+	int pidfd = (int)syscall(SYS_pidfd_open, f.holder, 0);
+	assert_true(pidfd >= 0);
+	char what[128] = "";
+	/* Waiting on the server is ended by SIGALRM's default action. */
+	alarm(10);
+	assert_int_equal(drm_card_take(pidfd, f.held, card0, what, sizeof(what)), -1);
+	alarm(0);
+	assert_string_equal(what, "a regular file");
+	close(pidfd);
+	silent_fuse_stop(&f);
+}
+
 static void a_card_path_must_be_a_drm_node(void **state) {
 	dev_t rdev;
 	errno = 0;
@@ -113,6 +133,7 @@ int main(void) {
 		cmocka_unit_test(what_it_is_instead_is_named),
 		cmocka_unit_test(a_pipe_file_socket_or_dev_null_is_refused),
 		cmocka_unit_test(a_card_path_must_be_a_drm_node),
+		cmocka_unit_test(a_silent_fuse_file_is_refused_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
