@@ -2,11 +2,13 @@
 # Sourced, not run. Expects $top to be the source tree.
 
 # Every Debian package the build, the unit tests, the fuzz targets (libFuzzer is
-# in libclang-rt-14-dev, only recommended by clang), the VM rig and the demo need.
+# in libclang-rt-14-dev, only recommended by clang), the VM rig and the demo need
+# (libseat-dev: the client that the libseat socket's test speaks with).
 SEATD_LEASE_PACKAGES="
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdrm-dev libxcb1-dev libxau-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
 	libsystemd-dev libpam0g-dev libcmocka-dev scdoc
+	libseat-dev
 	qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio
 	qemu-guest-agent
 	xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils x11-utils xterm

@@ -7,7 +7,9 @@
 /*
  * One message with at most one file descriptor (SCM_RIGHTS), on a socket
  * that keeps messages whole (SOCK_SEQPACKET): the lease hand-out's, and the
- * card's descriptor that drm-card.c's opener passes back.
+ * card's descriptor that drm-card.c's opener passes back; or bytes of a
+ * stream with it (a libseat socket's), where a "message" is what one call
+ * sends or what is there to read.
  */
 
 /* Sends one message, with fd (unless fd < 0); -1 with errno. */
