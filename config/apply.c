@@ -305,9 +305,18 @@ void apply_seat(struct interp_ctx *c, struct seat_config *seat, const struct ini
 				seat->session = NULL;
 			}
 		}
+	} else if (strcmp(e->key, "compositor") == 0) {
+		char **words;
+		size_t n;
+		seat->compositor_line = e->line;
+		if (split_value(c, e, &words, &n)) {
+			strv_free(seat->compositor);
+			seat->compositor = words;
+		}
 	} else if (strcmp(e->key, "xserver_args") == 0) {
 		apply_xserver_args(c, seat, e);
 	} else if (strcmp(e->key, "mode") == 0) {
+		seat->mode_line = e->line;
 		if (!parse_mode(e->value, &seat->mode_width, &seat->mode_height, err, sizeof(err))) {
 			interp_error(c, e->line, "mode: %s", err);
 		}

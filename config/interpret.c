@@ -127,7 +127,7 @@ static struct seat_config *add_seat(struct seatmap *map, const char *name, int l
 	seat->line = line;
 	/* Lines of inherited values point at [seat:*], not at this seat. */
 	seat->user_line = seat->session_line = seat->xserver_args_line = 0;
-	seat->xorg_conf_line = 0;
+	seat->xorg_conf_line = seat->compositor_line = seat->mode_line = 0;
 	return seat;
 }
 

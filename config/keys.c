@@ -24,6 +24,7 @@ const struct key_info seatmap_keys[] = {
 	{"devices", IN_SEAT},
 	{"user", PER_SEAT},
 	{"session", PER_SEAT},
+	{"compositor", PER_SEAT},
 	{"xserver_args", PER_SEAT},
 	{"mode", PER_SEAT},
 	{"xorg_conf", PER_SEAT},

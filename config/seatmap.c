@@ -55,6 +55,7 @@ struct seat_config seat_config_copy(const struct seat_config *seat) {
 	copy.devices = matches_copy(seat->devices, seat->n_devices);
 	copy.user = seat->user != NULL ? xstrdup(seat->user) : NULL;
 	copy.session = strv_copy(seat->session);
+	copy.compositor = strv_copy(seat->compositor);
 	copy.xserver_args = strv_copy(seat->xserver_args);
 	copy.xorg_conf = seat->xorg_conf != NULL ? xstrdup(seat->xorg_conf) : NULL;
 	copy.card = seat->card != NULL ? xstrdup(seat->card) : NULL;
@@ -94,6 +95,7 @@ void seat_config_finish(struct seat_config *s) {
 	free(s->devices);
 	free(s->user);
 	strv_free(s->session);
+	strv_free(s->compositor);
 	strv_free(s->xserver_args);
 	free(s->xorg_conf);
 	free(s->card);
@@ -142,6 +144,7 @@ bool seat_config_equal(const struct seat_config *a, const struct seat_config *b)
 			!str_equal(a->user, b->user) ||
 			a->display != b->display || a->display_manager != b->display_manager ||
 			!strv_equal(a->session, b->session) ||
+			!strv_equal(a->compositor, b->compositor) ||
 			!strv_equal(a->xserver_args, b->xserver_args) ||
 			a->mode_width != b->mode_width || a->mode_height != b->mode_height ||
 			!str_equal(a->xorg_conf, b->xorg_conf) || !str_equal(a->card, b->card) ||
@@ -229,6 +232,12 @@ uint64_t seat_config_fingerprint(const struct seatmap *map, const struct seat_co
 	h = fnv_word(h, seat->xorg_conf);
 	h = fnv_word(h, seat->display_manager ? "display-manager" : "");
 	h = fnv_words(h, seat->session);
+	if (seat->compositor != NULL) {
+		/* Only then: an X seat's fingerprint stays what earlier
+		 * versions recorded. */
+		h = fnv_word(h, "compositor");
+		h = fnv_words(h, seat->compositor);
+	}
 	h = fnv_words(h, seat->xserver_args);
 	return fnv_words(h, seat->outputs);
 }

@@ -77,6 +77,13 @@ struct seat_config {
 	 * server (seatd-lease xserver) and sessions; no user, no display of
 	 * ours, session NULL. */
 	bool display_manager;
+	/* compositor = ...: a Wayland seat. The compositor runs as user in
+	 * place of an X server and a session, and opens its card and input
+	 * devices through the seat's libseat socket. argv, NULL-terminated;
+	 * NULL for an X seat; with system checks, compositor[0] is an
+	 * absolute path. Such a seat has no session, xserver_args, mode,
+	 * xorg_conf or display of its own. */
+	char **compositor;
 	char **xserver_args; /* NULL-terminated, never NULL */
 	size_t n_xserver_args;
 
@@ -98,7 +105,7 @@ struct seat_config {
 
 	/* Where each setting was written (0: not in this seat's own section). */
 	int outputs_line, inputs_line, devices_line, user_line, display_line, session_line;
-	int xserver_args_line, xorg_conf_line, card_line;
+	int xserver_args_line, xorg_conf_line, card_line, compositor_line, mode_line;
 };
 
 struct seatmap {

@@ -66,6 +66,52 @@ static void check_display_manager_seat(struct seatmap *map, struct seat_config *
 	}
 }
 
+/* What a Wayland seat's own section sets for an X server is an error; what
+ * [seat:*] sets for one is not the seat's, and goes. */
+static void drop_xserver_settings(struct seatmap *map, struct seat_config *s,
+		struct diag_list *diags) {
+	static const char why[] = "seat %s runs a Wayland compositor (compositor =), which "
+		"has no X server: remove '%s ='";
+	int lines[] = {s->xserver_args_line, s->xorg_conf_line, s->mode_line, s->display_line};
+	const char *keys[] = {"xserver_args", "xorg_conf", "mode", "display"};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (lines[i] != 0) {
+			error(lines[i], why, s->name, keys[i]);
+		}
+	}
+	strv_free(s->xserver_args);
+	s->xserver_args = xcalloc(1, sizeof(char *));
+	s->n_xserver_args = 0;
+	free(s->xorg_conf);
+	s->xorg_conf = NULL;
+	s->mode_width = s->mode_height = 0;
+}
+
+/* A Wayland seat: its compositor is its display server and its session.
+ * What the seat's own section sets, compositor or session, wins over the
+ * other from [seat:*]; both in one place is an error. */
+static void check_wayland_seat(struct seatmap *map, struct seat_config *s,
+		struct diag_list *diags) {
+	bool own = s->compositor_line != 0, own_session = s->session_line != 0;
+	if (own_session && !own) {
+		strv_free(s->compositor);
+		s->compositor = NULL;
+		return;
+	}
+	if (own && own_session) {
+		error(s->session_line, "seat %s runs a Wayland compositor (compositor =, line %d), "
+				"which is its session too: remove 'session ='", s->name,
+				s->compositor_line);
+	} else if (!own && (s->session != NULL || s->display_manager)) {
+		error(s->line, "seat %s gets both compositor and session from [seat:*]; set the "
+				"one it runs in [seat:%s]", s->name, s->name);
+	}
+	strv_free(s->session);
+	s->session = NULL;
+	s->display_manager = false;
+	drop_xserver_settings(map, s, diags);
+}
+
 static void check_required(struct seatmap *map, struct diag_list *diags) {
 	for (size_t i = 0; i < map->n_seats; i++) {
 		struct seat_config *s = &map->seats[i];
@@ -75,16 +121,21 @@ static void check_required(struct seatmap *map, struct diag_list *diags) {
 					seatmap_card_lessor(map, s->card) == LESSOR_X11
 					? "xrandr on the primary X server" : "/sys/class/drm/cardN-*");
 		}
+		if (s->compositor != NULL) {
+			check_wayland_seat(map, s, diags);
+		}
 		if (s->display_manager) {
 			check_display_manager_seat(map, s, diags);
 		} else if (s->user == NULL && s->user_line == 0) {
 			error(s->line, "seat %s has no user; add 'user = NAME', an ordinary account "
-					"that runs the seat's X server and session", s->name);
+					"that runs the seat's %s", s->name, s->compositor != NULL
+					? "compositor" : "X server and session");
 		}
 		if (s->n_inputs == 0 && s->inputs_line == 0) {
-			warning(s->line, "seat %s has no inputs: its X server will have no keyboard "
+			warning(s->line, "seat %s has no inputs: its %s will have no keyboard "
 					"or mouse; add 'inputs = ...' ('udevadm info /dev/input/eventN' "
-					"shows a device's ID_PATH and name)", s->name);
+					"shows a device's ID_PATH and name)", s->name,
+					s->compositor != NULL ? "compositor" : "X server");
 		}
 	}
 }
@@ -317,6 +368,28 @@ static char *find_in_path(const char *name) {
 	return NULL;
 }
 
+/* A program a seat runs (argv[0] of key's value), found: resolved once,
+ * here, when named without a '/', since execve does not search. */
+static void resolve_program(struct seatmap *map, char **argv, int line, const char *key,
+		struct diag_list *diags) {
+	const char *prog = argv[0];
+	if (prog[0] != '/') {
+		char *full = find_in_path(prog);
+		if (full == NULL) {
+			error(line, "%s: %s is not found in " SEAT_PATH "; install it or give the "
+					"program's full path", key, prog);
+		} else {
+			free(argv[0]);
+			argv[0] = full;
+		}
+	} else if (access(prog, F_OK) != 0) {
+		error(line, "%s: %s does not exist; install it or correct the path", key, prog);
+	} else if (access(prog, X_OK) != 0) {
+		error(line, "%s: %s is not executable; give a program, or make it executable "
+				"(chmod +x)", key, prog);
+	}
+}
+
 static void check_seat_system(struct seatmap *map, struct seat_config *s,
 		struct diag_list *diags) {
 	if (s->user != NULL) {
@@ -332,24 +405,11 @@ static void check_seat_system(struct seatmap *map, struct seat_config *s,
 		}
 	}
 	if (s->session != NULL) {
-		const char *prog = s->session[0];
-		int line = line_or(s->session_line, s->line);
-		if (prog[0] != '/') {
-			char *full = find_in_path(prog);
-			if (full == NULL) {
-				error(line, "session: %s is not found in " SEAT_PATH "; install it "
-						"or give the program's full path", prog);
-			} else {
-				/* Resolved once, here: execve does not search. */
-				free(s->session[0]);
-				s->session[0] = full;
-			}
-		} else if (access(prog, F_OK) != 0) {
-			error(line, "session: %s does not exist; install it or correct the path", prog);
-		} else if (access(prog, X_OK) != 0) {
-			error(line, "session: %s is not executable; give a program, or make it "
-					"executable (chmod +x)", prog);
-		}
+		resolve_program(map, s->session, line_or(s->session_line, s->line), "session", diags);
+	}
+	if (s->compositor != NULL) {
+		resolve_program(map, s->compositor, line_or(s->compositor_line, s->line), "compositor",
+				diags);
 	}
 	if (s->xorg_conf != NULL && access(s->xorg_conf, R_OK) != 0) {
 		error(line_or(s->xorg_conf_line, s->line), "xorg_conf %s: %s; give a readable "

@@ -43,6 +43,17 @@ char **strv_copy(char *const *words) {
 	return copy;
 }
 
+char **strv_push(char **words, char *word) {
+	size_t n = 0;
+	while (words != NULL && words[n] != NULL) {
+		n++;
+	}
+	words = xrealloc(words, (n + 2) * sizeof(*words));
+	words[n] = word;
+	words[n + 1] = NULL;
+	return words;
+}
+
 bool split_words(const char *text, char ***words, size_t *n, char *err, size_t errlen) {
 	size_t len = strlen(text);
 	/* Every word is shorter than the text, and there are at most len/2+1 words. */

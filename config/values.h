@@ -19,6 +19,9 @@ void strv_free(char **words);
 /* A deep copy of a NULL-terminated word list (NULL for NULL); aborts when
  * out of memory. */
 char **strv_copy(char *const *words);
+/* words (NULL: none yet) with word, which it now owns, added at its end; the
+ * list may move. Aborts when out of memory. */
+char **strv_push(char **words, char *word);
 
 /* 1500ms, 2s, 1min, 1h, or a bare number of seconds. */
 bool parse_duration(const char *text, uint64_t *ms, char *err, size_t errlen);

@@ -17,6 +17,9 @@ static void print_seat(const struct seat_config *s) {
 	if (s->display_manager) {
 		printf(", a display manager's (its X server: seatd-lease xserver), %zu input "
 				"match%s", s->n_inputs, s->n_inputs == 1 ? "" : "es");
+	} else if (s->compositor != NULL) {
+		printf(", Wayland (compositor %s), user %s, %zu input match%s", s->compositor[0],
+				s->user, s->n_inputs, s->n_inputs == 1 ? "" : "es");
 	} else {
 		printf(", display :%d%s, user %s, %zu input match%s", s->display,
 				s->display_auto ? " (auto)" : "", s->user, s->n_inputs,

@@ -27,7 +27,13 @@
 static void child_exited(int fd, uint32_t events, void *data);
 
 static const char *child_program(const struct runner *r, const struct seat_process *c) {
-	return c == &r->xserver ? r->map->xserver : r->seat.config->session[0];
+	const struct seat_config *s = r->seat.config;
+	return c != &r->xserver ? s->session[0] : s->compositor != NULL ? s->compositor[0]
+		: r->map->xserver;
+}
+
+const char *runner_display_server(const struct runner *r) {
+	return r->seat.config->compositor != NULL ? "compositor" : "X server";
 }
 
 /* Whether c failed before its exec, as far as its pipe says (-1: unknown
@@ -52,7 +58,8 @@ static void exec_seen(int fd, uint32_t events, void *data) {
 	}
 }
 
-static void watch_child(struct runner *r, struct seat_process *c, pid_t pid, int pidfd, int error_fd) {
+void runner_watch_child(struct runner *r, struct seat_process *c, pid_t pid, int pidfd,
+		int error_fd) {
 	*c = (struct seat_process){.pid = pid, .pidfd = pidfd, .error_fd = error_fd};
 	c->source = poller_add_fd(r->env->poller, pidfd, EPOLLIN, child_exited, r);
 	c->exec_source = poller_add_fd(r->env->poller, error_fd, EPOLLIN, exec_seen, r);
@@ -155,7 +162,7 @@ int runner_spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	}
 	r->ready_fd = ready[0];
 	r->ready_source = poller_add_fd(r->env->poller, r->ready_fd, EPOLLIN, ready_readable, r);
-	watch_child(r, &r->xserver, pid, pidfd, error_fd);
+	runner_watch_child(r, &r->xserver, pid, pidfd, error_fd);
 	log_info("seat %s: X server pid %d on :%d", c->name, (int)pid, c->display);
 	return 0;
 }
@@ -191,7 +198,7 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 		snprintf(err, errlen, "cannot start the session: %s", why);
 		return -1;
 	}
-	watch_child(r, &r->session, pid, pidfd, error_fd);
+	runner_watch_child(r, &r->session, pid, pidfd, error_fd);
 	log_info("seat %s: session pid %d", c->name, (int)pid);
 	return 0;
 }
@@ -227,13 +234,15 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		/* Not our child: only its parent (init) learns how it ended. */
 		log_notice("seat %s: the adopted %s (pid %d) ended; how is known only to its "
 				"parent: counted as a failure (255)", r->seat.config->name,
-				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
+				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
+				(int)c->pid);
 		ended = (struct spawn_exit){.known = false, .status = 255};
 	} else if (!ended.known) {
 		/* Its pidfd is dropped all the same: it would fire for ever. */
 		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
 				"its exit status is lost; counted as 255", r->seat.config->name,
-				which == SEAT_CHILD_XSERVER ? "X server" : "session", (int)c->pid);
+				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
+				(int)c->pid);
 		ended = (struct spawn_exit){.known = false, .status = 255};
 	}
 	/* One that never got to its program says why (it has ended, so its end
@@ -258,7 +267,7 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	if (failed) {
 		char err[640];
 		snprintf(err, sizeof(err), "cannot start the %s: %s",
-				which == SEAT_CHILD_XSERVER ? "X server" : "session", why);
+				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session", why);
 		seat_child_failed(&r->seat, which, err);
 	} else {
 		seat_child_exited(&r->seat, which, ended.signaled, ended.status);

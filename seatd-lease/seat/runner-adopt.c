@@ -254,6 +254,12 @@ enum runner_adoption runner_adopt(struct runner *r, char *why, size_t len) {
 				"display manager's)");
 		return RUNNER_NOT_ADOPTED;
 	}
+	if (c->compositor != NULL) {
+		close(seatfd);
+		snprintf(why, len, "a Wayland seat's compositor holds its devices through a socket "
+				"of the daemon's, which ended with it");
+		return RUNNER_NOT_ADOPTED;
+	}
 	if (!r->have_user) {
 		if (!seat_user_lookup(c->user, &r->user, why, len)) {
 			close(seatfd);

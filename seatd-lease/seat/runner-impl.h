@@ -71,6 +71,13 @@ struct runner {
 	pid_t dm_holder;
 	struct poller_source *dm_defer;
 	char *dm_conf; /* its X server's configuration, while offered */
+	/* A Wayland seat (runner-wayland.c): its libseat socket while its
+	 * compositor runs, its card's node (/dev/dri/cardN), whether the
+	 * compositor has opened it, and the paths it was refused, said once. */
+	struct libseat_socket *libseat;
+	char *card_node;
+	bool compositor_ready;
+	char **libseat_refused;
 };
 
 /* children.c: the seat's processes. */
@@ -79,12 +86,28 @@ struct runner {
 int runner_spawn_xserver(struct runner *r, char *err, size_t errlen);
 /* Spawns the session; -1 with err. */
 int runner_spawn_session(struct runner *r, char *err, size_t errlen);
+/* Watches the seat's process c (pid, its pidfd and spawn's error pipe). */
+void runner_watch_child(struct runner *r, struct seat_process *c, pid_t pid, int pidfd,
+		int error_fd);
+/* What the X server's place holds, for messages: "X server" or
+ * "compositor". */
+const char *runner_display_server(const struct runner *r);
 /* Stops reading the X server's ready pipe. */
 void runner_stop_watching_ready(struct runner *r);
 /* Watches processes an earlier run of the daemon started (pidfds proven by
  * pids_adopt; session_pidfd -1: none), now the runner's. */
 void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,
 		int session_pidfd);
+
+/* runner-wayland.c: a Wayland seat (compositor =). */
+
+/* In place of spawning an X server: opens the seat's libseat socket and
+ * spawns the compositor in the X server's place (through the PAM helper
+ * on logind seats); the seat is ready once the compositor has opened its
+ * card through the socket. -1 with err, nothing left. */
+int runner_wayland_start(struct runner *r, char *err, size_t errlen);
+/* Closes the socket: each input device it handed out is revoked. */
+void runner_wayland_end(struct runner *r);
 
 /* runner-dm.c: a display manager's seat (session = display-manager). */
 

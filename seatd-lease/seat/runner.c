@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "input-hold.h"
+#include "libseat-socket.h"
 #include "log.h"
 #include "logind-seat.h"
 #include "pids.h"
@@ -169,6 +170,7 @@ static void end_hold(struct runner *r) {
  */
 static void end_seat_run(struct runner *r, bool loop_ended, bool keep_inputs) {
 	const char *name = r->seat.config->name;
+	runner_wayland_end(r);
 	if (r->cgroup_procs >= 0) {
 		close(r->cgroup_procs);
 		r->cgroup_procs = -1;
@@ -242,10 +244,11 @@ static int op_prepare(struct seat *seat, char *err, size_t errlen) {
 		r->have_user = true;
 	}
 	join_cgroup(r);
+	/* A Wayland seat has no display of ours. */
 	if (runtime_seat_prepare(r->map->runtime_dir, c->name, r->user.uid, r->user.gid,
-			r->map->seat_runtime_size, err, errlen) != 0 ||
+			r->map->seat_runtime_size, err, errlen) != 0 || (c->compositor == NULL &&
 			display_prepare(&r->display, c->name, r->paths.dir, r->user.uid, err,
-			errlen) != 0) {
+			errlen) != 0)) {
 		return -1;
 	}
 	runtime_mark_power(r->paths.dir, c->name, c->power_local);
@@ -263,6 +266,9 @@ static int op_start_xserver(struct seat *seat, char *err, size_t errlen) {
 	end_hold(runner_of(seat));
 	if (seat->config->display_manager) {
 		return runner_dm_offer(runner_of(seat), err, errlen);
+	}
+	if (seat->config->compositor != NULL) {
+		return runner_wayland_start(runner_of(seat), err, errlen);
 	}
 	return runner_spawn_xserver(runner_of(seat), err, errlen);
 }
@@ -392,6 +398,8 @@ void runner_destroy(struct runner *r) {
 	if (r->have_user) {
 		seat_user_finish(&r->user);
 	}
+	free(r->card_node);
+	strv_free(r->libseat_refused);
 	seat_finish(&r->seat);
 	card_lessors_put(r->env->links, r->link);
 	seatmap_free(r->map);
@@ -411,4 +419,5 @@ void runner_status(const struct runner *r, const struct input_nodes *all,
 	status_of_seat(s, &r->seat, xserver, r->session.pid, *inputs, poller_now_ms(),
 			time(NULL));
 	status_set_devices(s, *devices);
+	s->handed_out = libseat_socket_devices(r->libseat);
 }

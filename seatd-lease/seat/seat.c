@@ -368,7 +368,8 @@ void seat_child_exited(struct seat *seat, enum seat_child which, bool signaled, 
 		return;
 	}
 	*alive = false;
-	const char *what = which == SEAT_CHILD_XSERVER ? "X server" : "session";
+	const char *what = which != SEAT_CHILD_XSERVER ? "session"
+		: seat->config->compositor != NULL ? "compositor" : "X server";
 	/* xinit's rule: the first to end ends the run, and its status is the run's. */
 	if (!seat->exit_known && seat->state != SEAT_STOPPING) {
 		seat->exit_known = true;

@@ -28,7 +28,7 @@ char **session_helper_argv(const char *seat, int display, const char *user,
 	char **argv = xcalloc(n + 5, sizeof(*argv));
 	argv[0] = xstrdup(helper);
 	argv[1] = xstrdup(seat);
-	argv[2] = xasprintf(":%d", display);
+	argv[2] = display >= 0 ? xasprintf(":%d", display) : xstrdup(SESSION_PAM_WAYLAND);
 	argv[3] = xstrdup(user);
 	for (size_t i = 0; i < n; i++) {
 		argv[4 + i] = xstrdup(session[i]);

@@ -126,6 +126,21 @@ char **seat_environ(const struct seat_user *user, const struct seat_paths *paths
 	return env;
 }
 
+char **compositor_environ(const struct seat_config *seat, const struct seat_user *user,
+		const struct seat_paths *paths, const char *sock, const char *card_node) {
+	char id[SEAT_ID_MAX];
+	char **env = seat_environ(user, paths, -1);
+	env = strv_push(env, xstrdup("LIBSEAT_BACKEND=seatd"));
+	env = strv_push(env, xasprintf("SEATD_SOCK=%s", sock));
+	env = strv_push(env, xasprintf("WLR_DRM_DEVICES=%s", card_node));
+	env = strv_push(env, xasprintf("XDG_SEAT=%s", seat_id(seat->name, id)));
+	env = strv_push(env, xstrdup("XDG_SESSION_TYPE=wayland"));
+	if (seat->n_inputs == 0) {
+		env = strv_push(env, xstrdup("WLR_LIBINPUT_NO_DEVICES=1"));
+	}
+	return env;
+}
+
 /* What the child reports through the error pipe when a step fails. */
 struct child_error {
 	int step;

@@ -38,6 +38,9 @@ void seat_user_finish(struct seat_user *user);
 #define SEAT_XORG_CONF "xorg.conf"
 #define SEAT_XORG_STDERR "Xorg.stderr"
 #define SEAT_SESSION_LOG "session.log"
+/* A Wayland seat's: its libseat socket, and its compositor's output. */
+#define SEAT_LIBSEAT_SOCKET "libseat"
+#define SEAT_COMPOSITOR_LOG "compositor.log"
 
 struct seat_paths {
 	char *dir;        /* runtime_dir/NAME, root's, mode 0755 */
@@ -60,6 +63,16 @@ char **xserver_argv(const struct seatmap *map, const struct seat_config *seat,
 /* A clean environment: HOME USER LOGNAME SHELL PATH XDG_RUNTIME_DIR, and
  * DISPLAY and XAUTHORITY when display >= 0. NULL-terminated. */
 char **seat_environ(const struct seat_user *user, const struct seat_paths *paths, int display);
+
+/* A Wayland seat's compositor's: seat_environ's without a display, and
+ * what points libseat and wlroots at the seat's socket sock, its card's
+ * node card_node and its devices: LIBSEAT_BACKEND=seatd, SEATD_SOCK,
+ * WLR_DRM_DEVICES, XDG_SEAT (udev's seat-NAME), XDG_SESSION_TYPE=wayland,
+ * and WLR_LIBINPUT_NO_DEVICES=1 for a seat without inputs (wlroots gives up
+ * on a seat with no input device otherwise). Nothing of anyone else's: no
+ * DISPLAY, no WAYLAND_DISPLAY. NULL-terminated. */
+char **compositor_environ(const struct seat_config *seat, const struct seat_user *user,
+		const struct seat_paths *paths, const char *sock, const char *card_node);
 
 struct spawn_request {
 	char *const *argv;

@@ -87,7 +87,9 @@ static void cells(const struct seat_status *s, struct buf cell[N_COLUMNS]) {
 	} else {
 		put(&cell[COL_LEASE], "-");
 	}
-	if (s->display >= 0) {
+	if (s->wayland) {
+		put(&cell[COL_DISPLAY], "wayland");
+	} else if (s->display >= 0) {
 		put(&cell[COL_DISPLAY], ":%d", s->display);
 	} else {
 		put(&cell[COL_DISPLAY], "-");
@@ -228,7 +230,7 @@ char *status_json(const struct seat_status *seats, size_t n) {
 		} else {
 			put(&b, ",\"lease\":null");
 		}
-		if (s->display >= 0) {
+		if (s->display >= 0 && !s->wayland) {
 			put(&b, ",\"display\":\":%d\"", s->display);
 		} else {
 			put(&b, ",\"display\":null");
@@ -239,7 +241,14 @@ char *status_json(const struct seat_status *seats, size_t n) {
 		} else {
 			put(&b, "null");
 		}
-		put_pid(&b, "xserver_pid", s->xserver_pid);
+		put(&b, ",\"kind\":\"%s\"", s->wayland ? "wayland" : "x11");
+		put_pid(&b, "xserver_pid", s->wayland ? 0 : s->xserver_pid);
+		put_pid(&b, "compositor_pid", s->wayland ? s->xserver_pid : 0);
+		if (s->wayland) {
+			put(&b, ",\"handed_out\":%zu", s->handed_out);
+		} else {
+			put(&b, ",\"handed_out\":null");
+		}
 		put_pid(&b, "session_pid", s->session_pid);
 		put(&b, ",\"inputs\":[");
 		for (size_t k = 0; k < s->n_inputs; k++) {
@@ -289,6 +298,7 @@ void status_of_seat(struct seat_status *s, const struct seat *seat, pid_t xserve
 		 * manager's; its X server is the lease's holder. */
 		.display = c->display_manager ? -1 : c->display,
 		.display_manager = c->display_manager,
+		.wayland = c->compositor != NULL,
 		.user = c->user,
 		.xserver_pid = xserver_pid,
 		.session_pid = session_pid,

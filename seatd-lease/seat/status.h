@@ -27,6 +27,10 @@ struct seat_status {
 	uint32_t lease_id;
 	int display;                   /* -1: not ours (a display manager's seat) */
 	bool display_manager;          /* session = display-manager */
+	bool wayland;                  /* compositor =: its compositor is in
+	                                * xserver_pid's place */
+	size_t handed_out;             /* a Wayland seat's devices its
+	                                * compositor holds through its socket */
 	const char *user;              /* NULL: none (a display manager's seat) */
 	int xserver_pid, session_pid;  /* 0: none */
 	char *const *inputs;           /* event nodes on the seat now */

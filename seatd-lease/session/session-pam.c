@@ -4,6 +4,9 @@
  *
  *   seatd-lease-session SEAT DISPLAY USER PROGRAM [ARG...]
  *
+ * DISPLAY is :N, or SESSION_PAM_WAYLAND for a Wayland seat's compositor
+ * (a session of type wayland, with no display).
+ *
  * Started by the daemon as root, in the seat's cgroup and process group,
  * with the error pipe as SPAWN_HELPER_FD and the session's environment. It
  * opens the PAM session "seatd-lease" for USER on seat-SEAT and display :N,
@@ -21,6 +24,7 @@
 #include <pwd.h>
 #include <security/pam_appl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "session-helper.h"
 #include "session-pam.h"
 #include "session-user.h"
 #include "spawn.h"
@@ -94,11 +99,13 @@ static void __attribute__((noreturn)) fail(struct session_pam *s, const char *st
  * the seat, as pam_systemd(8) reads them. */
 static void set_items(struct session_pam *s) {
 	char var[256];
-	int ret = pam_set_item(s->pam, PAM_TTY, s->display);
-	if (ret == PAM_SUCCESS) {
+	bool wayland = strcmp(s->display, SESSION_PAM_WAYLAND) == 0;
+	int ret = wayland ? PAM_SUCCESS : pam_set_item(s->pam, PAM_TTY, s->display);
+	if (ret == PAM_SUCCESS && !wayland) {
 		ret = pam_set_item(s->pam, PAM_XDISPLAY, s->display);
 	}
-	const char *vars[] = {"XDG_SESSION_TYPE=x11", "XDG_SESSION_CLASS=user", var, NULL};
+	const char *vars[] = {wayland ? "XDG_SESSION_TYPE=wayland" : "XDG_SESSION_TYPE=x11",
+		"XDG_SESSION_CLASS=user", wayland ? NULL : var, NULL};
 	snprintf(var, sizeof(var), "DISPLAY=%s", s->display);
 	for (size_t i = 0; ret == PAM_SUCCESS && vars[i] != NULL; i++) {
 		ret = pam_putenv(s->pam, vars[i]);

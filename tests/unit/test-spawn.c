@@ -76,6 +76,37 @@ static void clean_environment(void **state) {
 	seat_paths_finish(&paths);
 }
 
+/* A Wayland seat's compositor: pointed at its socket, card and seat, and
+ * at nothing of anyone else's. */
+static void compositor_environment(void **state) {
+	struct seat_user user = {.uid = 1001, .gid = 1001, .name = "lab1", .home = "/home/lab1",
+		.shell = "/bin/bash"};
+	struct seat_paths paths;
+	seat_paths_init(&paths, "/run/sl", "lab-1");
+	struct input_match inputs[1] = {0};
+	struct seat_config c = {.name = "lab-1", .inputs = inputs, .n_inputs = 1};
+	char **env = compositor_environ(&c, &user, &paths, "/run/sl/lab-1/libseat",
+			"/dev/dri/card0");
+	const char *want[] = {"HOME=/home/lab1", "USER=lab1", "LOGNAME=lab1", "SHELL=/bin/bash",
+		"PATH=/usr/local/bin:/usr/bin:/bin", "XDG_RUNTIME_DIR=/run/sl/lab-1/xdg",
+		"LIBSEAT_BACKEND=seatd", "SEATD_SOCK=/run/sl/lab-1/libseat",
+		"WLR_DRM_DEVICES=/dev/dri/card0", "XDG_SEAT=seat-lab-1", "XDG_SESSION_TYPE=wayland",
+		NULL};
+	size_t n = sizeof(want) / sizeof(want[0]) - 1;
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(env[i], want[i]);
+	}
+	assert_null(env[n]);
+	strv_free(env);
+	/* wlroots gives up on a seat with no input device unless told. */
+	c.n_inputs = 0;
+	env = compositor_environ(&c, &user, &paths, "/run/sl/lab-1/libseat", "/dev/dri/card0");
+	assert_string_equal(env[n], "WLR_LIBINPUT_NO_DEVICES=1");
+	assert_null(env[n + 1]);
+	strv_free(env);
+	seat_paths_finish(&paths);
+}
+
 static void cookie_file_format(void **state) {
 	uint8_t cookie[XAUTH_COOKIE_LEN];
 	for (int i = 0; i < XAUTH_COOKIE_LEN; i++) {
@@ -505,6 +536,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(xserver_arguments),
 		cmocka_unit_test(clean_environment),
+		cmocka_unit_test(compositor_environment),
 		cmocka_unit_test(cookie_file_format),
 		cmocka_unit_test(generated_xorg_conf),
 		cmocka_unit_test(spawned_process_holds_only_its_fds),

@@ -92,13 +92,13 @@ static void json_quotes_what_it_must(void **state) {
 	assert_string_equal(j, "{\"seats\":["
 		"{\"name\":\"lab-1\",\"state\":\"running\",\"card\":\"/dev/dri/card1\",\"outputs\":["
 		"{\"name\":\"Virtual-2\",\"crtc\":41},{\"name\":\"Virtual-3\",\"crtc\":42}],"
-		"\"lease\":2097153,\"display\":\":2\",\"display_manager\":false,\"user\":\"lab1\",\"xserver_pid\":311,"
+		"\"lease\":2097153,\"display\":\":2\",\"display_manager\":false,\"user\":\"lab1\",\"kind\":\"x11\",\"xserver_pid\":311,\"compositor_pid\":null,\"handed_out\":null,"
 		"\"session_pid\":340,\"inputs\":[\"/dev/input/event1\",\"/dev/input/event4\"],"
 		"\"devices\":[\"/dev/sda\",\"/dev/snd/controlC0\"],\"restarts\":1,\"since\":1796360400,\"last_error\":null},"
 		"{\"name\":\"kiosk\",\"state\":\"failed\","
 		"\"card\":\"/dev/dri/by-path/pci-0000:03:00.0-card\",\"outputs\":["
 		"{\"name\":\"HDMI-A-1\",\"crtc\":null}],\"lease\":null,\"display\":\":10\","
-		"\"display_manager\":false,\"user\":\"kiosk\",\"xserver_pid\":null,\"session_pid\":null,\"inputs\":[],"
+		"\"display_manager\":false,\"user\":\"kiosk\",\"kind\":\"x11\",\"xserver_pid\":null,\"compositor_pid\":null,\"handed_out\":null,\"session_pid\":null,\"inputs\":[],"
 		"\"devices\":[],\"restarts\":5,\"since\":0,\"last_error\":\"session \\\"x\\\"\\u0009exited 1\\n\"}"
 		"]}\n");
 	free(j);
@@ -112,11 +112,27 @@ static void json_quotes_what_it_must(void **state) {
 		.last_error = ""};
 	j = status_json(&dm, 1);
 	assert_non_null(strstr(j, "\"display\":null,\"display_manager\":true,\"user\":null,"
-			"\"xserver_pid\":77,"));
+			"\"kind\":\"x11\",\"xserver_pid\":77,\"compositor_pid\":null,\"handed_out\":null,"));
 	free(j);
 	char *t = status_table(&dm, 1);
 	assert_non_null(strstr(t, "running"));
 	assert_null(strstr(t, "(null)"));
+	free(t);
+}
+
+/* A Wayland seat: no display; its compositor in the X server's place. */
+static void a_wayland_seat(void **state) {
+	struct seat_status w = {.name = "kiosk", .state = "running", .outputs = outputs_b,
+		.n_outputs = 1, .display = 12, .wayland = true, .user = "kiosk",
+		.xserver_pid = 88, .handed_out = 3, .last_error = ""};
+	char *j = status_json(&w, 1);
+	assert_non_null(strstr(j, "\"display\":null,\"display_manager\":false,\"user\":\"kiosk\","
+			"\"kind\":\"wayland\",\"xserver_pid\":null,\"compositor_pid\":88,"
+			"\"handed_out\":3,"));
+	free(j);
+	char *t = status_table(&w, 1);
+	assert_non_null(strstr(t, "wayland"));
+	assert_non_null(strstr(t, "88"));
 	free(t);
 }
 
@@ -197,6 +213,7 @@ int main(void) {
 		cmocka_unit_test(the_table_escapes_outside_text),
 		cmocka_unit_test(json_quotes_what_it_must),
 		cmocka_unit_test(json_escapes_text_from_outside),
+		cmocka_unit_test(a_wayland_seat),
 		cmocka_unit_test(a_seat_record_says_what_the_seat_holds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -159,9 +159,13 @@ def seat_map(lessor, seats, general="", mode=(rigmod.HEAD_WIDTH, rigmod.HEAD_HEI
     lines.append(general)
     for s in seats:
         lines += ["", "[seat:%s]" % s["name"], "outputs = %s" % s["outputs"],
-                  "user = %s" % s["user"],
-                  # The forced heads prefer 5120x2160: too big to draw under TCG.
-                  "mode = %dx%d" % mode]
+                  "user = %s" % s["user"]]
+        # The forced heads prefer 5120x2160: too big to draw under TCG. (A
+        # Wayland seat's compositor picks its own.)
+        if "compositor" in s:
+            lines.append("compositor = %s" % s["compositor"])
+        else:
+            lines.append("mode = %dx%d" % mode)
         if "session" in s:
             lines.append("session = %s" % s["session"])
         elif "colour" in s:

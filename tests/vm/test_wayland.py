@@ -1,0 +1,127 @@
+"""Wayland seats on the rig: a seat whose compositor (libseat-client, linked
+against Debian's libseat, unmodified) gets its card and input devices through
+the seat's libseat socket, beside an X seat and the primary, on one card."""
+
+import re
+import time
+
+import pytest
+
+import rig as rigmod
+from seatd import (BIN, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervisor,
+                   assert_head, event_node, input_seat, presses, seat_map, setup_users,
+                   status_json, wait_presses)
+
+CLIENT = "%s/tests/vm/libseat-client" % rigmod.build_dir()
+CLIENT_LOG = "/tmp/home/lab2/client.log"
+GREEN = SEAT_COLOURS[1]
+
+
+@pytest.fixture(scope="module")
+def rig(guest):
+    setup_users(guest, ["lab1", "lab2"])
+    guest.run("xsetroot -solid '%s'" % PRIMARY, env=guest.x_env())
+    yield guest
+
+
+def wayland_seat(name, head, user, colour, asks=""):
+    """A Wayland seat on head with head's keyboard and pointer: its
+    compositor paints colour, logs to CLIENT_LOG, and asks for asks too."""
+    return dict(name=name, outputs="Virtual-%d" % head, user=user,
+                compositor="%s 0x%s %s %dx%d %s" % (CLIENT, colour.lstrip("#"), CLIENT_LOG,
+                                                     rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT,
+                                                     asks),
+                extra="inputs = path:%s path:%s\n" % (rigmod.keyboard_id_path(head),
+                                                     rigmod.pointer_id_path(head)))
+
+
+def client_log(rig):
+    return rig.run("cat %s" % CLIENT_LOG, check=False).stdout
+
+
+def wait_client(rig, pattern, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not re.search(pattern, client_log(rig), re.M):
+        assert time.monotonic() < deadline, "the compositor's log never showed %r:\n%s" % (
+            pattern, client_log(rig))
+        time.sleep(0.2)
+
+
+def test_a_wayland_seat_beside_an_x_seat(rig):
+    rig.run("rm -f %s" % CLIENT_LOG)
+    other_keyboard = event_node(rig, rigmod.keyboard_id_path(2))
+    seats = [input_seat("s1", 2, "lab1", SEAT_COLOURS[0]),
+             wayland_seat("w1", 3, "lab2", GREEN, asks="%s /dev/dri/card1 /etc/shadow"
+                          % other_keyboard)]
+    with Supervisor(rig, seat_map("x11", seats)) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("w1", "running")
+        # Each head shows its own.
+        assert_head(rig, 1, PRIMARY)
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert_head(rig, 3, GREEN)
+        log = client_log(rig)
+        assert "seat seat-w1" in log and "enabled" in log
+        assert re.search(r"^card /dev/dri/card0$", log, re.M), log
+        assert re.search(r"^drew %dx%d on \d+$" % (rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT),
+                         log, re.M), log
+        # Another seat's keyboard, another card, any other file: refused.
+        for path in (other_keyboard, "/dev/dri/card1", "/etc/shadow"):
+            assert re.search(r"^refused %s EACCES$" % re.escape(path), log, re.M), log
+        assert "opened" not in log
+        sup.wait_log(r"seat w1: refused its compositor \(pid \d+\) %s" % re.escape(other_keyboard))
+        # Its own keyboard and pointer, through libinput on its seat, and no
+        # other device.
+        wait_client(rig, r"^input .*\n(.*\n)*input ")
+        inputs = re.findall(r"^input (.*)$", client_log(rig), re.M)
+        assert len(inputs) == 2, client_log(rig)
+        # Keys: each reaches its own seat and no other.
+        time.sleep(1)
+        rig.send_key(3, "a")
+        wait_client(rig, r"^key 30 1$")
+        rig.send_key(2, "b")
+        wait_presses(rig, "%s/s1/session.log" % RUNTIME_DIR, 1)
+        time.sleep(1)
+        assert not re.search(r"^key 48 ", client_log(rig), re.M), client_log(rig)
+        # status: its kind, its compositor, what it holds through its socket
+        # (the card and two input devices).
+        w1 = status_json(rig)["w1"]
+        assert w1["kind"] == "wayland" and w1["display"] is None
+        assert w1["xserver_pid"] is None and w1["compositor_pid"] > 0
+        assert w1["handed_out"] == 3, w1
+        # Its environment: its socket, card and seat; nothing of another's.
+        env = rig.run("tr '\\0' '\\n' < /proc/%d/environ" % w1["compositor_pid"]).stdout
+        for want in ("LIBSEAT_BACKEND=seatd", "SEATD_SOCK=%s/w1/libseat" % RUNTIME_DIR,
+                     "WLR_DRM_DEVICES=/dev/dri/card0", "XDG_SEAT=seat-w1",
+                     "XDG_SESSION_TYPE=wayland"):
+            assert want in env.splitlines(), env
+        assert "DISPLAY=" not in env and "WAYLAND_DISPLAY=" not in env
+        # The socket: the seat user's alone.
+        sock = rig.run("stat -c '%%F %%U %%a' %s/w1/libseat" % RUNTIME_DIR).stdout.strip()
+        assert sock == "socket lab2 600", sock
+        other = rig.run("su -s /bin/sh lab1 -c 'SEATD_SOCK=%s/w1/libseat LIBSEAT_BACKEND=seatd "
+                        "WLR_DRM_DEVICES=/dev/dri/card0 %s 0x000000 /tmp/lab1.log %dx%d'"
+                        % (RUNTIME_DIR, CLIENT, rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT),
+                        check=False)
+        assert other.status != 0, other.stdout + other.stderr
+
+        # Killed, it comes back, and the primary never shows on its head.
+        pid = w1["compositor_pid"]
+        with HeadSampler(rig, [3]) as sampler:
+            rig.run("kill -9 %d" % pid)
+            sup.wait_state("w1", "running", after=None, timeout=60)
+            deadline = time.monotonic() + 60
+            while status_json(rig)["w1"]["compositor_pid"] in (None, pid):
+                assert time.monotonic() < deadline, sup.log()
+                time.sleep(0.3)
+            assert_head(rig, 3, GREEN, timeout=30)
+        sampler.assert_never(3, PRIMARY)
+        assert status_json(rig)["w1"]["restarts"] == 1
+
+        # stop: its output goes back to the primary; the X seat runs on.
+        rig.run("%s -c /etc/seatd-lease/seats.ini stop w1" % BIN)
+        sup.wait_state("w1", "stopped")
+        assert_head(rig, 3, PRIMARY)
+        assert_head(rig, 2, SEAT_COLOURS[0])
+        assert rig.run("test -e %s/w1/libseat" % RUNTIME_DIR, check=False).status != 0
+        assert sup.stop() == 0
