@@ -94,7 +94,9 @@ static void __attribute__((noreturn)) silent_fuse_hold(const char *file, int rea
 			getppid() == 1 || (fd = open(file, O_RDONLY)) < 0) {
 		_exit(1);
 	}
-	write(ready, &fd, sizeof(fd));
+	if (write(ready, &fd, sizeof(fd)) != (ssize_t)sizeof(fd)) {
+		_exit(1);
+	}
 	for (;;) {
 		pause();
 	}
