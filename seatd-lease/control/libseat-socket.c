@@ -14,8 +14,13 @@
 #include "sock.h"
 #include "xalloc.h"
 
-/* libseat's own bound on a client's devices (seatd's MAX_SEAT_DEVICES). */
+/* libseat's own bound on a client's devices (seatd's MAX_SEAT_DEVICES),
+ * and ours on a seat's: each input device is a descriptor of the daemon's,
+ * which a seat's user must not be able to use up. A compositor is one
+ * client; a few more are let in. */
 #define CLIENT_DEVICES_MAX 128
+#define SOCKET_DEVICES_MAX 128
+#define SOCKET_CLIENTS_MAX 8
 
 struct device {
 	int id;
@@ -91,7 +96,8 @@ static bool send_error(struct client *c, int error) {
 }
 
 static bool open_device(struct client *c, const char *path) {
-	if (c->n_devices == CLIENT_DEVICES_MAX) {
+	if (c->n_devices == CLIENT_DEVICES_MAX ||
+			libseat_socket_devices(c->s) >= SOCKET_DEVICES_MAX) {
 		return send_error(c, EMFILE);
 	}
 	void *token = NULL;
@@ -213,6 +219,16 @@ static void accept_client(int fd, uint32_t events, void *data) {
 		log_warning("seat %s: refused uid %d (pid %d) on %s: only the seat's user (uid %d) "
 				"may open its devices", s->seat, (int)cred.uid, (int)cred.pid, s->path,
 				(int)s->uid);
+		close(cfd);
+		return;
+	}
+	size_t n = 0;
+	for (struct client *o = s->clients; o != NULL; o = o->next) {
+		n++;
+	}
+	if (n >= SOCKET_CLIENTS_MAX) {
+		log_warning("seat %s: refused pid %d on %s: %d clients already", s->seat,
+				(int)cred.pid, s->path, SOCKET_CLIENTS_MAX);
 		close(cfd);
 		return;
 	}

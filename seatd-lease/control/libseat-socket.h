@@ -15,6 +15,8 @@
  * only the seat's user connects (anyone else is refused and logged). The
  * seat is enabled as soon as it is opened and never disabled: no VT, no
  * switching. Which devices a client gets is the caller's to say (open_fn).
+ * A socket takes 8 clients at once and hands out 128 devices at most, so
+ * that a seat's user cannot use up the daemon's descriptors.
  */
 
 /* A client (peer) asks for the device at path: a descriptor to send with

@@ -75,6 +75,7 @@ struct runner {
 	 * compositor runs, its card's node (/dev/dri/cardN), whether the
 	 * compositor has opened it, and the paths it was refused, said once. */
 	struct libseat_socket *libseat;
+	struct poller_source *ready_defer; /* the seat hears it is ready */
 	char *card_node;
 	bool compositor_ready;
 	char **libseat_refused;

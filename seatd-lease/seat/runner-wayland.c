@@ -79,6 +79,15 @@ static void refused(struct runner *r, const char *path, pid_t pid, int err) {
 			? "not the seat's card nor one of its input devices" : strerror(err));
 }
 
+/* The seat hears on the loop's next turn that its compositor has its
+ * lease: not from inside the socket's callback, which what the seat does
+ * next could close. */
+static void compositor_has_lease(void *data) {
+	struct runner *r = data;
+	r->ready_defer = NULL;
+	seat_xserver_ready(&r->seat);
+}
+
 static int libseat_open(void *data, const char *path, const struct ucred *peer, void **token) {
 	struct runner *r = data;
 	struct handed *h = xcalloc(1, sizeof(*h));
@@ -105,7 +114,7 @@ static int libseat_open(void *data, const char *path, const struct ucred *peer, 
 		r->compositor_ready = true;
 		log_info("seat %s: its compositor (pid %d) has its lease", r->seat.config->name,
 				(int)peer->pid);
-		seat_xserver_ready(&r->seat);
+		r->ready_defer = poller_defer(r->env->poller, compositor_has_lease, r);
 	}
 	return fd;
 }
@@ -177,6 +186,8 @@ int runner_wayland_start(struct runner *r, char *err, size_t errlen) {
 }
 
 void runner_wayland_end(struct runner *r) {
+	poller_remove(r->ready_defer);
+	r->ready_defer = NULL;
 	libseat_socket_close(r->libseat);
 	r->libseat = NULL;
 	r->compositor_ready = false;

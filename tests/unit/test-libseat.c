@@ -306,6 +306,65 @@ static void only_the_seats_user_gets_in(void **state) {
 	libseat_socket_close(s);
 }
 
+/* A seat's user cannot use up the daemon's descriptors: 128 devices at
+ * once, 8 clients at once. */
+static int opens_too_many(const char *path) {
+	setenv("LIBSEAT_BACKEND", "seatd", 1);
+	setenv("SEATD_SOCK", path, 1);
+	libseat_set_log_level(LIBSEAT_LOG_LEVEL_SILENT);
+	bool enabled = false;
+	struct libseat *seat = libseat_open_seat(&listener, &enabled);
+	if (seat == NULL) {
+		return 2;
+	}
+	for (int i = 0; i < 128; i++) {
+		int fd = -1;
+		if (libseat_open_device(seat, "/dev/null", &fd) < 0) {
+			return 3;
+		}
+		close(fd);
+	}
+	int fd = -1;
+	return libseat_open_device(seat, "/dev/null", &fd) == -1 && errno == EMFILE ? 0 : 4;
+}
+
+static int connects_too_often(const char *path) {
+	int fds[9];
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	uint16_t ping[2] = {LIBSEAT_PING, 0};
+	for (int i = 0; i < 9; i++) {
+		fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+			return 2;
+		}
+		/* Answered: accepted before the next one connects. */
+		char buf[8];
+		if (send(fds[i], ping, sizeof(ping), MSG_NOSIGNAL) != (ssize_t)sizeof(ping)) {
+			return i == 8 ? 0 : 3;
+		}
+		ssize_t n = read(fds[i], buf, sizeof(buf));
+		if (i < 8 && n != 4) {
+			return 4;
+		}
+		if (i == 8) {
+			return n == 0 || (n < 0 && errno == ECONNRESET) ? 0 : 5;
+		}
+	}
+	return 6;
+}
+
+static void a_seat_user_cannot_use_up_the_daemons_descriptors(void **state) {
+	struct world *w = *state;
+	struct libseat_socket *s = libseat_socket_open(w->poller, w->path, "lab-1", "seat-lab-1",
+			geteuid(), getegid(), open_device, close_device, w);
+	assert_non_null(s);
+	assert_int_equal(serve(w, opens_too_many), 0);
+	assert_int_equal(w->opened, 128);
+	assert_int_equal(serve(w, connects_too_often), 0);
+	libseat_socket_close(s);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(a_compositor_opens_its_seat_and_devices, setup,
@@ -314,6 +373,8 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(a_client_that_breaks_the_protocol_is_dropped, setup,
 				teardown),
 		cmocka_unit_test_setup_teardown(only_the_seats_user_gets_in, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_seat_user_cannot_use_up_the_daemons_descriptors,
+				setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

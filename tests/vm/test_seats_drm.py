@@ -153,6 +153,32 @@ def card_has_master(rig, card):
     return r.status != 0
 
 
+def test_a_wayland_seat_beside_an_x_seat_with_the_drm_lessor(rig):
+    """A Wayland seat on card1, named by its by-path link, beside an X seat
+    on card0: its compositor is pointed at card1's node (a by-path name
+    holds colons, where wlroots splits its list) and gets that card's
+    lease."""
+    from test_wayland import CLIENT_LOG, client_log, wait_client, wayland_seat
+    rig.run("rm -f %s" % CLIENT_LOG)
+    w = wayland_seat("w2", 4, "lab2", TWO_CARD_COLOURS[3])
+    w["outputs"] = rig.output_name(4)
+    w["extra"] += "card = %s\n" % CARD1
+    m = seat_map("drm", [dict(name="s1", outputs="Virtual-1", user="lab1",
+                              colour=SEAT_COLOURS[0]), w])
+    with Supervisor(rig, m) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("w2", "running")
+        assert_head(rig, 1, SEAT_COLOURS[0])
+        assert_head(rig, 4, TWO_CARD_COLOURS[3])
+        wait_client(rig, r"^card /dev/dri/card1$")
+        pid = json.loads(rig.run("%s -c %s status --json" % (BIN, CONFIG)).stdout)
+        pid = {x["name"]: x for x in pid["seats"]}["w2"]["compositor_pid"]
+        env = rig.run("tr '\\0' '\\n' < /proc/%d/environ" % pid).stdout.splitlines()
+        assert "WLR_DRM_DEVICES=/dev/dri/card1" in env, env
+        assert sup.stop() == 0
+    assert rig.run("pgrep -u lab1,lab2 -l", check=False).stdout == ""
+
+
 def test_seats_on_two_cards(rig):
     """Last in the module: it starts the primary Xorg, on card0. s1 and s2
     lease from it, s3 and s4 from card1; each head shows its seat, a key on

@@ -125,3 +125,27 @@ def test_a_wayland_seat_beside_an_x_seat(rig):
         assert_head(rig, 2, SEAT_COLOURS[0])
         assert rig.run("test -e %s/w1/libseat" % RUNTIME_DIR, check=False).status != 0
         assert sup.stop() == 0
+
+
+def test_a_wayland_seat_after_the_daemon_was_killed(rig):
+    """Its socket was the daemon's: the next run does not adopt the seat,
+    says why in one line, ends what the old run left, and starts it anew."""
+    rig.run("rm -f %s" % CLIENT_LOG)
+    seats = [wayland_seat("w1", 3, "lab2", GREEN)]
+    sup = Supervisor(rig, seat_map("x11", seats))
+    sup.start()
+    sup.wait_state("w1", "running")
+    old = status_json(rig)["w1"]["compositor_pid"]
+    rig.run("kill -9 %d" % sup.pid())
+    with Supervisor(rig, seat_map("x11", seats)) as again:
+        line = again.wait_log(r"seat w1: not adopted")
+        assert "a Wayland seat's compositor holds its devices through a socket of the " \
+            "daemon's, which ended with it" in line, line
+        again.wait_state("w1", "running")
+        new = status_json(rig)["w1"]["compositor_pid"]
+        assert new != old
+        assert rig.run("test -d /proc/%d" % old, check=False).status != 0
+        assert_head(rig, 3, GREEN)
+        assert again.stop() == 0
+    assert_head(rig, 3, PRIMARY)
+    assert rig.run("pgrep -u lab2 -l", check=False).stdout == ""
