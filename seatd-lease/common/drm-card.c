@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -182,4 +183,32 @@ int drm_card_take(int pidfd, int target, dev_t card, char *what, size_t len) {
 	}
 	/* Only the card's descriptor ever comes. */
 	return fd >= 0 && drm_card_node_is(l.mode, l.rdev, card) ? fd : -1;
+}
+
+int drm_card_render_node(const char *path, char *buf, size_t len) {
+	dev_t rdev;
+	if (drm_card_rdev(path, &rdev) != 0) {
+		return -1;
+	}
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u/device/drm", major(rdev), minor(rdev));
+	DIR *d = opendir(dir);
+	if (d == NULL) {
+		return -1;
+	}
+	struct dirent *e;
+	int ret = -1;
+	errno = ENOENT;
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, "renderD", 7) == 0) {
+			int n = snprintf(buf, len, "/dev/dri/%s", e->d_name);
+			ret = n > 0 && (size_t)n < len ? 0 : -1;
+			errno = ret == 0 ? 0 : ENAMETOOLONG;
+			break;
+		}
+	}
+	int e2 = errno;
+	closedir(d);
+	errno = e2;
+	return ret;
 }

@@ -22,6 +22,11 @@ int drm_card_sysname(const char *path, char *buf, size_t len);
  * (ENODEV: not a node of DRM's). */
 int drm_card_rdev(const char *path, dev_t *rdev);
 
+/* The render node of the card at path (/dev/dri/renderD128), where GPU
+ * clients render, into buf: 0; -1 with errno (ENOENT: the card has none,
+ * as a card without 3D has not). */
+int drm_card_render_node(const char *path, char *buf, size_t len);
+
 /*
  * Whether a file of mode and rdev (as statx gives them) is a node of the
  * card numbered card: a character device of DRM's major, that card's. A

@@ -16,6 +16,7 @@
 #include "seat-fs.h"
 #include "mountns.h"
 #include "runtime.h"
+#include "seat-acl.h"
 #include "trusted.h"
 #include "xalloc.h"
 
@@ -437,6 +438,7 @@ int runtime_clean_stale_except(const char *runtime_dir,
 			continue;
 		}
 		stopped += pids_stop_stale(fd, e->d_name);
+		seat_acl_revoke(fd, e->d_name);
 		close(fd);
 		unmount_and_remove(rundir, runtime_dir, e->d_name);
 	}

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "drm-card.h"
 #include "input.h"
 #include "libseat-socket.h"
 #include "libseat-wire.h"
@@ -16,6 +17,7 @@
 #include "logind-seat.h"
 #include "runner-impl.h"
 #include "runtime.h"
+#include "seat-acl.h"
 #include "session-helper.h"
 #include "text.h"
 #include "values.h"
@@ -150,6 +152,12 @@ int runner_wayland_start(struct runner *r, char *err, size_t errlen) {
 		free(sock);
 		return -1;
 	}
+	/* GPU compositors render on the card's render node, which is seat0's
+	 * (a card without 3D has none: its compositors draw on dumb buffers). */
+	char render[64];
+	if (drm_card_render_node(c->card, render, sizeof(render)) == 0) {
+		seat_acl_grant(r->paths.dir, c->name, render, r->user.uid);
+	}
 	char **envp = compositor_environ(c, &r->user, &r->paths, sock, r->card_node);
 	free(sock);
 	int out = runtime_open_log(r->paths.dir, SEAT_COMPOSITOR_LOG, r->user.uid, r->user.gid);
@@ -188,6 +196,13 @@ int runner_wayland_start(struct runner *r, char *err, size_t errlen) {
 void runner_wayland_end(struct runner *r) {
 	poller_remove(r->ready_defer);
 	r->ready_defer = NULL;
+	if (r->seat.config->compositor != NULL) {
+		int seatfd = runtime_seat_dir_open(r->paths.dir);
+		if (seatfd >= 0) {
+			seat_acl_revoke(seatfd, r->seat.config->name);
+			close(seatfd);
+		}
+	}
 	libseat_socket_close(r->libseat);
 	r->libseat = NULL;
 	r->compositor_ready = false;
