@@ -227,6 +227,7 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
 	char taken[512] = "";
 	if (which == SEAT_CHILD_XSERVER && r->seat.state == SEAT_STARTING &&
+			r->seat.config->compositor == NULL &&
 			display_explain(&r->display, r->user.uid, taken, sizeof(taken))) {
 		log_error("seat %s: %s", r->seat.config->name, taken);
 	}

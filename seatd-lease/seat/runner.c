@@ -182,7 +182,8 @@ static void end_seat_run(struct runner *r, bool loop_ended, bool keep_inputs) {
 	}
 	/* What pam_systemd moved out of the seat's cgroup, if its opener could
 	 * not end it (logind-seat.h). */
-	logind_end_sessions(name, r->seat.config->display_manager ? -1 : r->seat.config->display,
+	const struct seat_config *c = r->seat.config;
+	logind_end_sessions(name, c->display_manager || c->compositor != NULL ? -1 : c->display,
 			NULL, NULL);
 	if (keep_inputs) {
 		hold_inputs(r);

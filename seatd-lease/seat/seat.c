@@ -416,7 +416,9 @@ void seat_timer(struct seat *seat) {
 		seat->ops->kill(seat, SIGKILL);
 		break;
 	case SEAT_STARTING:
-		record_error(seat, "the X server did not become ready in time");
+		record_error(seat, seat->config->compositor != NULL
+				? "the compositor did not open its card in time"
+				: "the X server did not become ready in time");
 		seat->failed_run = true;
 		seat->exit_known = true;
 		begin_stopping(seat);
