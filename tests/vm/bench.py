@@ -56,6 +56,36 @@ def bring_up(rig):
     return floor, ours
 
 
+CLIENT = "%s/tests/vm/libseat-client" % rigmod.build_dir()
+
+
+def wayland_bring_up(rig):
+    """A Wayland seat's bring-up, lease to its compositor's first frame (the
+    rig's libseat client, which paints once), against the same client
+    started by hand on the same kind of lease (the floor: no socket, no
+    libseat)."""
+    ours_log, floor_log = "/tmp/home/lab1/bench-client.log", "/tmp/bench-floor-client.log"
+    one = seat_map("x11", [dict(name="w1", outputs="Virtual-2", user="lab1",
+                                compositor="%s 0x20a040 %s %dx%d" % (
+                                    CLIENT, ours_log, rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT))],
+                   general="restart = never\n")
+    rig.run("mkdir -p /etc/seatd-lease")
+    rig.write_file(CONFIG, one.encode())
+    client = "env LIBSEAT_CLIENT_CARD_FD=3 %s 0x20a040 %s %dx%d" % (
+        CLIENT, floor_log, rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT)
+    floor, ours = [], []
+    for _ in range(BRING_UP_ROUNDS):
+        floor.append(timed(
+            rig, "rm -f %s; DISPLAY=:0 XAUTHORITY=%s %s Virtual-2 lab1 %s & p=$!"
+            % (floor_log, rigmod.XAUTHORITY, PROBE, client),
+            "grep -q '^drew' %s 2>/dev/null" % floor_log, "kill $p; wait $p"))
+        ours.append(timed(
+            rig, "rm -f %s; %s -v -c %s seat w1 2>/tmp/ours-w.log & p=$!"
+            % (ours_log, BIN, CONFIG),
+            "grep -q '^drew' %s 2>/dev/null" % ours_log, "kill $p; wait $p"))
+    return floor, ours
+
+
 def reclaim(rig):
     # restart = never: a seat that restarts keeps its lease; one that does
     # not frees it at once, which is what is timed.
@@ -152,6 +182,7 @@ def main():
     with rigmod.Rig("bench", heads=3, xorg=True) as rig:
         setup_users(rig, ["lab1", "lab2", "lab3"])
         floor, ours = bring_up(rig)
+        wfloor, wours = wayland_bring_up(rig)
         figures, idle, strace_out = reclaim(rig)
         kept, fresh = seat_restart(rig)
         adopt = adoption(rig)
@@ -166,6 +197,13 @@ def main():
           "ratios %.3f" % (len(floor), f, o, o / f, paired))
     print("  floor rounds:       %s" % " ".join("%.3f" % x for x in floor))
     print("  seatd-lease rounds: %s" % " ".join("%.3f" % x for x in ours))
+    wf, wo = statistics.median(wfloor), statistics.median(wours)
+    print("Wayland bring-up, lease to the compositor's first frame (%d rounds, the rig's "
+          "libseat client; floor: the same client by hand on a lease, no socket): floor %.3f s, "
+          "seatd-lease %.3f s, ratio of medians %.3f; an X seat's, lease to X server ready, "
+          "above: %.3f s" % (len(wfloor), wf, wo, wo / wf, o))
+    print("  floor rounds:       %s" % " ".join("%.3f" % x for x in wfloor))
+    print("  seatd-lease rounds: %s" % " ".join("%.3f" % x for x in wours))
     wall, cpu = [w for w, _ in figures], [c for _, c in figures]
     print("reclaim, X server exit seen to lease freed (%d kills): seatd-lease's CPU median "
           "%.3f ms, max %.3f ms; wall clock median %.3f ms, max %.3f ms"

@@ -14,6 +14,10 @@
  *   refused PATH ERRNO-NAME | opened PATH (a PATH it asked for besides) |
  *   input NAME | key CODE 1|0
  *
+ * With LIBSEAT_CLIENT_CARD_FD=N in its environment it takes descriptor N
+ * as its card and asks libseat for nothing (no seat, no input devices): the
+ * same client started by hand on a lease, the floor of scripts/bench.
+ *
  * COLOR is 0xRRGGBB; the output gets its mode of that size (the rig's
  * heads prefer one too big to paint under TCG). It ends at SIGTERM or SIGINT (exit 0), or at a
  * failure (exit 1, the reason on stderr).
@@ -185,6 +189,14 @@ int main(int argc, char **argv) {
 	}
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	const char *card_fd = getenv("LIBSEAT_CLIENT_CARD_FD");
+	if (card_fd != NULL) {
+		paint(atoi(card_fd), color, width, height);
+		while (!done) {
+			pause();
+		}
+		return 0;
+	}
 	if ((seat = libseat_open_seat(&listener, NULL)) == NULL) {
 		die("libseat_open_seat: %s", strerror(errno));
 	}
