@@ -64,7 +64,7 @@ def wayland_bring_up(rig):
     rig's libseat client, which paints once), against the same client
     started by hand on the same kind of lease (the floor: no socket, no
     libseat)."""
-    ours_log, floor_log = "/tmp/home/lab1/bench-client.log", "/tmp/bench-floor-client.log"
+    ours_log, floor_log = "/tmp/bench-client.log", "/tmp/bench-floor-client.log"
     one = seat_map("x11", [dict(name="w1", outputs="Virtual-2", user="lab1",
                                 compositor="%s 0x20a040 %s %dx%d" % (
                                     CLIENT, ours_log, rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT))],

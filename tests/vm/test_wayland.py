@@ -13,7 +13,7 @@ from seatd import (BIN, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, Supervi
                    status_json, wait_presses)
 
 CLIENT = "%s/tests/vm/libseat-client" % rigmod.build_dir()
-CLIENT_LOG = "/tmp/home/lab2/client.log"
+CLIENT_LOG = "/tmp/libseat-client.log"
 GREEN = SEAT_COLOURS[1]
 
 
