@@ -96,6 +96,12 @@ def test_a_wayland_seat_beside_an_x_seat(rig):
                      "XDG_SESSION_TYPE=wayland"):
             assert want in env.splitlines(), env
         assert "DISPLAY=" not in env and "WAYLAND_DISPLAY=" not in env
+        # The card's render node: the seat user's while the seat runs (an
+        # ACL entry, as the kernel's access check sees it), no one else's.
+        render = "/dev/dri/renderD128"
+        assert rig.run("su -s /bin/sh lab2 -c 'test -r %s -a -w %s'" % (render, render),
+                       check=False).status == 0
+        assert rig.run("su -s /bin/sh lab1 -c 'test -r %s'" % render, check=False).status != 0
         # The socket: the seat user's alone.
         sock = rig.run("stat -c '%%F %%U %%a' %s/w1/libseat" % RUNTIME_DIR).stdout.strip()
         assert sock == "socket lab2 600", sock
@@ -121,6 +127,7 @@ def test_a_wayland_seat_beside_an_x_seat(rig):
         # stop: its output goes back to the primary; the X seat runs on.
         rig.run("%s -c /etc/seatd-lease/seats.ini stop w1" % BIN)
         sup.wait_state("w1", "stopped")
+        assert rig.run("su -s /bin/sh lab2 -c 'test -r %s'" % render, check=False).status != 0
         assert_head(rig, 3, PRIMARY)
         assert_head(rig, 2, SEAT_COLOURS[0])
         assert rig.run("test -e %s/w1/libseat" % RUNTIME_DIR, check=False).status != 0
@@ -149,3 +156,26 @@ def test_a_wayland_seat_after_the_daemon_was_killed(rig):
         assert again.stop() == 0
     assert_head(rig, 3, PRIMARY)
     assert rig.run("pgrep -u lab2 -l", check=False).stdout == ""
+    assert rig.run("su -s /bin/sh lab2 -c 'test -r /dev/dri/renderD128'",
+                   check=False).status != 0
+
+
+def test_a_killed_runs_render_node_grant_is_taken_back(rig):
+    """The seat user's entry on the render node outlives a killed daemon;
+    the next run's clean-up takes it back, though the seat is gone from its
+    map."""
+    render = "/dev/dri/renderD128"
+    seats = [wayland_seat("w1", 3, "lab2", GREEN)]
+    sup = Supervisor(rig, seat_map("x11", seats))
+    sup.start()
+    sup.wait_state("w1", "running")
+    rig.run("kill -9 %d" % sup.pid())
+    assert rig.run("su -s /bin/sh lab2 -c 'test -r %s'" % render, check=False).status == 0
+    other = seat_map("x11", [input_seat("s1", 2, "lab1", SEAT_COLOURS[0])])
+    with Supervisor(rig, other) as again:
+        again.wait_state("s1", "running")
+        assert rig.run("su -s /bin/sh lab2 -c 'test -r %s'" % render,
+                       check=False).status != 0, again.log()
+        assert rig.run("pgrep -u lab2 -l", check=False).stdout == ""
+        assert again.stop() == 0
+    assert_head(rig, 3, PRIMARY)
