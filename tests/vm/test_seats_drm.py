@@ -153,30 +153,36 @@ def card_has_master(rig, card):
     return r.status != 0
 
 
-def test_a_wayland_seat_beside_an_x_seat_with_the_drm_lessor(rig):
-    """A Wayland seat on card1, named by its by-path link, beside an X seat
-    on card0: its compositor is pointed at card1's node (a by-path name
-    holds colons, where wlroots splits its list) and gets that card's
+def test_wayland_seats_beside_an_x_seat_with_the_drm_lessor(rig):
+    """Wayland seats beside an X seat on card0, and on card1 named by its
+    by-path link: each compositor is pointed at its card's node (a by-path
+    name holds colons, where wlroots splits its list) and gets that card's
     lease."""
-    from test_wayland import CLIENT_LOG, client_log, wait_client, wayland_seat
-    rig.run("rm -f %s" % CLIENT_LOG)
-    w = wayland_seat("w2", 4, "lab2", TWO_CARD_COLOURS[3])
-    w["outputs"] = rig.output_name(4)
-    w["extra"] += "card = %s\n" % CARD1
+    from test_wayland import client_log, wait_client, wayland_seat
+    logs = {"w2": "/tmp/libseat-client-w2.log", "w3": "/tmp/libseat-client-w3.log"}
+    rig.run("rm -f %s" % " ".join(logs.values()))
+    w2 = wayland_seat("w2", 2, "lab2", TWO_CARD_COLOURS[1], log=logs["w2"])
+    w3 = wayland_seat("w3", 4, "lab3", TWO_CARD_COLOURS[3], log=logs["w3"])
+    w3["outputs"] = rig.output_name(4)
+    w3["extra"] += "card = %s\n" % CARD1
     m = seat_map("drm", [dict(name="s1", outputs="Virtual-1", user="lab1",
-                              colour=SEAT_COLOURS[0]), w])
+                              colour=SEAT_COLOURS[0]), w2, w3])
     with Supervisor(rig, m) as sup:
-        sup.wait_state("s1", "running")
-        sup.wait_state("w2", "running")
+        for seat in ("s1", "w2", "w3"):
+            sup.wait_state(seat, "running")
         assert_head(rig, 1, SEAT_COLOURS[0])
+        assert_head(rig, 2, TWO_CARD_COLOURS[1])
         assert_head(rig, 4, TWO_CARD_COLOURS[3])
-        wait_client(rig, r"^card /dev/dri/card1$")
-        pid = json.loads(rig.run("%s -c %s status --json" % (BIN, CONFIG)).stdout)
-        pid = {x["name"]: x for x in pid["seats"]}["w2"]["compositor_pid"]
-        env = rig.run("tr '\\0' '\\n' < /proc/%d/environ" % pid).stdout.splitlines()
-        assert "WLR_DRM_DEVICES=/dev/dri/card1" in env, env
+        wait_client(rig, r"^card /dev/dri/card0$", log=logs["w2"])
+        wait_client(rig, r"^card /dev/dri/card1$", log=logs["w3"])
+        seats = json.loads(rig.run("%s -c %s status --json" % (BIN, CONFIG)).stdout)["seats"]
+        for name, card in (("w2", "card0"), ("w3", "card1")):
+            pid = {x["name"]: x for x in seats}[name]["compositor_pid"]
+            env = rig.run("tr '\\0' '\\n' < /proc/%d/environ" % pid).stdout.splitlines()
+            assert "WLR_DRM_DEVICES=/dev/dri/%s" % card in env, env
+        assert "opened" not in client_log(rig, logs["w2"]) + client_log(rig, logs["w3"])
         assert sup.stop() == 0
-    assert rig.run("pgrep -u lab1,lab2 -l", check=False).stdout == ""
+    assert rig.run("pgrep -u lab1,lab2,lab3 -l", check=False).stdout == ""
 
 
 def test_seats_on_two_cards(rig):

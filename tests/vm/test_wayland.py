@@ -24,26 +24,26 @@ def rig(guest):
     yield guest
 
 
-def wayland_seat(name, head, user, colour, asks=""):
+def wayland_seat(name, head, user, colour, asks="", log=CLIENT_LOG):
     """A Wayland seat on head with head's keyboard and pointer: its
-    compositor paints colour, logs to CLIENT_LOG, and asks for asks too."""
+    compositor paints colour, logs to log, and asks for asks too."""
     return dict(name=name, outputs="Virtual-%d" % head, user=user,
-                compositor="%s 0x%s %s %dx%d %s" % (CLIENT, colour.lstrip("#"), CLIENT_LOG,
+                compositor="%s 0x%s %s %dx%d %s" % (CLIENT, colour.lstrip("#"), log,
                                                      rigmod.HEAD_WIDTH, rigmod.HEAD_HEIGHT,
                                                      asks),
                 extra="inputs = path:%s path:%s\n" % (rigmod.keyboard_id_path(head),
                                                      rigmod.pointer_id_path(head)))
 
 
-def client_log(rig):
-    return rig.run("cat %s" % CLIENT_LOG, check=False).stdout
+def client_log(rig, log=CLIENT_LOG):
+    return rig.run("cat %s" % log, check=False).stdout
 
 
-def wait_client(rig, pattern, timeout=30):
+def wait_client(rig, pattern, timeout=30, log=CLIENT_LOG):
     deadline = time.monotonic() + timeout
-    while not re.search(pattern, client_log(rig), re.M):
+    while not re.search(pattern, client_log(rig, log), re.M):
         assert time.monotonic() < deadline, "the compositor's log never showed %r:\n%s" % (
-            pattern, client_log(rig))
+            pattern, client_log(rig, log))
         time.sleep(0.2)
 
 
@@ -89,6 +89,9 @@ def test_a_wayland_seat_beside_an_x_seat(rig):
         assert w1["kind"] == "wayland" and w1["display"] is None
         assert w1["xserver_pid"] is None and w1["compositor_pid"] > 0
         assert w1["handed_out"] == 3, w1
+        # In the seat's cgroup, which only root can leave.
+        cgroup = rig.run("cat /proc/%d/cgroup" % w1["compositor_pid"]).stdout
+        assert re.search(r"^0::/seatd-lease/seat-w1$", cgroup, re.M), cgroup
         # Its environment: its socket, card and seat; nothing of another's.
         env = rig.run("tr '\\0' '\\n' < /proc/%d/environ" % w1["compositor_pid"]).stdout
         for want in ("LIBSEAT_BACKEND=seatd", "SEATD_SOCK=%s/w1/libseat" % RUNTIME_DIR,
@@ -123,6 +126,26 @@ def test_a_wayland_seat_beside_an_x_seat(rig):
             assert_head(rig, 3, GREEN, timeout=30)
         sampler.assert_never(3, PRIMARY)
         assert status_json(rig)["w1"]["restarts"] == 1
+
+        # restart NAME: a fresh lease, a new compositor.
+        pid = status_json(rig)["w1"]["compositor_pid"]
+        rig.run("%s -c /etc/seatd-lease/seats.ini restart w1" % BIN)
+        deadline = time.monotonic() + 60
+        while status_json(rig)["w1"]["compositor_pid"] in (None, pid) or \
+                status_json(rig)["w1"]["state"] != "running":
+            assert time.monotonic() < deadline, sup.log()
+            time.sleep(0.3)
+        assert_head(rig, 3, GREEN)
+        # reload: the Wayland seat's compositor changed, so it restarts on
+        # the new one; the X seat runs on untouched.
+        xserver = sup.xserver_pid("s1")
+        yellow = SEAT_COLOURS[2]
+        seats[1] = wayland_seat("w1", 3, "lab2", yellow)
+        rig.write_file("/etc/seatd-lease/seats.ini", seat_map("x11", seats).encode())
+        rig.run("%s -c /etc/seatd-lease/seats.ini reload" % BIN)
+        assert_head(rig, 3, yellow, timeout=60)
+        assert sup.xserver_pid("s1") == xserver
+        assert_head(rig, 2, SEAT_COLOURS[0])
 
         # stop: its output goes back to the primary; the X seat runs on.
         rig.run("%s -c /etc/seatd-lease/seats.ini stop w1" % BIN)
