@@ -167,17 +167,17 @@ int runner_spawn_xserver(struct runner *r, char *err, size_t errlen) {
 	return 0;
 }
 
-int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
+int runner_spawn_program(struct runner *r, struct seat_process *slot, char *const *program,
+		int display, char **envp, const char *log, const char *what, char *err,
+		size_t errlen) {
 	const struct seat_config *c = r->seat.config;
-	char **envp = seat_environ(&r->user, &r->paths, c->display);
-	int out = runtime_open_log(r->paths.dir, SEAT_SESSION_LOG, r->user.uid, r->user.gid);
+	int out = runtime_open_log(r->paths.dir, log, r->user.uid, r->user.gid);
 	/* On a logind seat, opened through PAM by a helper of ours, where there
 	 * is one. */
 	char **helper = logind_seats_wanted(r->map)
-			? session_helper_argv(c->name, c->display, r->user.name, c->session) : NULL;
-	char *const *argv = helper != NULL ? helper : c->session;
+			? session_helper_argv(c->name, display, r->user.name, program) : NULL;
 	struct spawn_request req = {
-		.argv = argv,
+		.argv = helper != NULL ? helper : program,
 		.helper = helper != NULL,
 		.envp = envp,
 		.user = &r->user,
@@ -195,12 +195,19 @@ int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
 		close(out);
 	}
 	if (pid < 0) {
-		snprintf(err, errlen, "cannot start the session: %s", why);
+		snprintf(err, errlen, "cannot start the %s: %s", what, why);
 		return -1;
 	}
-	runner_watch_child(r, &r->session, pid, pidfd, error_fd);
-	log_info("seat %s: session pid %d", c->name, (int)pid);
+	runner_watch_child(r, slot, pid, pidfd, error_fd);
+	log_info("seat %s: %s pid %d", c->name, what, (int)pid);
 	return 0;
+}
+
+int runner_spawn_session(struct runner *r, char *err, size_t errlen) {
+	const struct seat_config *c = r->seat.config;
+	return runner_spawn_program(r, &r->session, c->session, c->display,
+			seat_environ(&r->user, &r->paths, c->display), SEAT_SESSION_LOG, "session", err,
+			errlen);
 }
 
 void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, pid_t session,

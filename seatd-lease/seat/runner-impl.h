@@ -85,6 +85,13 @@ struct runner {
 
 /* Writes the X server's files and spawns it on the lease; -1 with err. */
 int runner_spawn_xserver(struct runner *r, char *err, size_t errlen);
+/* Spawns program (a session's or a Wayland seat's compositor) as the seat's
+ * user with envp (freed), in its cgroup, its output to the seat directory's
+ * log; on a logind seat through the PAM helper, for display :N (-1: a
+ * wayland session). Watched in slot, logged as what; -1 with err. */
+int runner_spawn_program(struct runner *r, struct seat_process *slot, char *const *program,
+		int display, char **envp, const char *log, const char *what, char *err,
+		size_t errlen);
 /* Spawns the session; -1 with err. */
 int runner_spawn_session(struct runner *r, char *err, size_t errlen);
 /* Watches the seat's process c (pid, its pidfd and spawn's error pipe). */

@@ -14,11 +14,9 @@
 #include "libseat-socket.h"
 #include "libseat-wire.h"
 #include "log.h"
-#include "logind-seat.h"
 #include "runner-impl.h"
 #include "runtime.h"
 #include "seat-acl.h"
-#include "session-helper.h"
 #include "text.h"
 #include "values.h"
 #include "xalloc.h"
@@ -153,43 +151,19 @@ int runner_wayland_start(struct runner *r, char *err, size_t errlen) {
 		return -1;
 	}
 	/* GPU compositors render on the card's render node, which is seat0's
-	 * (a card without 3D has none: its compositors draw on dumb buffers). */
+	 * (udev's uaccess): the seat's user gets it while the seat runs. */
 	char render[64];
 	if (drm_card_render_node(c->card, render, sizeof(render)) == 0) {
 		seat_acl_grant(r->paths.dir, c->name, render, r->user.uid);
 	}
 	char **envp = compositor_environ(c, &r->user, &r->paths, sock, r->card_node);
 	free(sock);
-	int out = runtime_open_log(r->paths.dir, SEAT_COMPOSITOR_LOG, r->user.uid, r->user.gid);
-	/* On a logind seat, in a session opened through PAM (Type=wayland) by a
-	 * helper of ours, where there is one. */
-	char **helper = logind_seats_wanted(r->map)
-			? session_helper_argv(c->name, -1, r->user.name, c->compositor) : NULL;
-	struct spawn_request req = {
-		.argv = helper != NULL ? helper : c->compositor,
-		.helper = helper != NULL,
-		.envp = envp,
-		.user = &r->user,
-		.lease_fd = -1,
-		.ready_fd = -1,
-		.output_fd = out,
-		.cgroup_fd = r->cgroup_procs,
-	};
-	int pidfd, error_fd;
-	char why[512];
-	pid_t pid = spawn_process(&req, &pidfd, &error_fd, why, sizeof(why));
-	strv_free(helper);
-	strv_free(envp);
-	if (out >= 0) {
-		close(out);
-	}
-	if (pid < 0) {
+	/* On a logind seat, a session of type wayland (display -1). */
+	if (runner_spawn_program(r, &r->xserver, c->compositor, -1, envp, SEAT_COMPOSITOR_LOG,
+			"compositor", err, errlen) != 0) {
 		runner_wayland_end(r);
-		snprintf(err, errlen, "cannot start the compositor: %s", why);
 		return -1;
 	}
-	runner_watch_child(r, &r->xserver, pid, pidfd, error_fd);
-	log_info("seat %s: compositor pid %d", c->name, (int)pid);
 	return 0;
 }
 

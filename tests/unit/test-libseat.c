@@ -100,14 +100,20 @@ static const struct libseat_seat_listener listener = {
 	.disable_seat = disable_seat,
 };
 
-/* What a compositor does, each step checked: its exit status names the
- * first that went wrong. */
-static int compositor(const char *path) {
+/* The seat at path, opened as a compositor opens it: libseat's seatd
+ * backend, told where by SEATD_SOCK. */
+static struct libseat *open_seat_at(const char *path, bool *enabled) {
 	setenv("LIBSEAT_BACKEND", "seatd", 1);
 	setenv("SEATD_SOCK", path, 1);
 	libseat_set_log_level(LIBSEAT_LOG_LEVEL_SILENT);
+	return libseat_open_seat(&listener, enabled);
+}
+
+/* What a compositor does, each step checked: its exit status names the
+ * first that went wrong. */
+static int compositor(const char *path) {
 	bool enabled = false;
-	struct libseat *seat = libseat_open_seat(&listener, &enabled);
+	struct libseat *seat = open_seat_at(path, &enabled);
 	if (seat == NULL) {
 		return 2;
 	}
@@ -189,11 +195,8 @@ static void a_compositor_opens_its_seat_and_devices(void **state) {
 /* A compositor killed with a device open: the device is given back once
  * its connection is gone. */
 static int dies_holding(const char *path) {
-	setenv("LIBSEAT_BACKEND", "seatd", 1);
-	setenv("SEATD_SOCK", path, 1);
-	libseat_set_log_level(LIBSEAT_LOG_LEVEL_SILENT);
 	bool enabled = false;
-	struct libseat *seat = libseat_open_seat(&listener, &enabled);
+	struct libseat *seat = open_seat_at(path, &enabled);
 	int fd = -1;
 	if (seat == NULL || libseat_open_device(seat, "/dev/null", &fd) < 0) {
 		return 2;
@@ -309,11 +312,8 @@ static void only_the_seats_user_gets_in(void **state) {
 /* A seat's user cannot use up the daemon's descriptors: 128 devices at
  * once, 8 clients at once. */
 static int opens_too_many(const char *path) {
-	setenv("LIBSEAT_BACKEND", "seatd", 1);
-	setenv("SEATD_SOCK", path, 1);
-	libseat_set_log_level(LIBSEAT_LOG_LEVEL_SILENT);
 	bool enabled = false;
-	struct libseat *seat = libseat_open_seat(&listener, &enabled);
+	struct libseat *seat = open_seat_at(path, &enabled);
 	if (seat == NULL) {
 		return 2;
 	}
