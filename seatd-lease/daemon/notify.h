@@ -4,9 +4,9 @@
 #include <stdbool.h>
 
 /*
- * Readiness and status for systemd (Type=notify), through libsystemd's
- * sd_notify. Built without libsystemd, or run outside a notify unit, each
- * call does nothing.
+ * Readiness and status for systemd (Type=notify), through sd_notify's
+ * protocol (common/systemd-proto.h). Run outside a notify unit, each call
+ * does nothing.
  */
 
 /* Whether there is a service manager to tell (saves building status text). */

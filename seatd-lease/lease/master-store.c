@@ -7,9 +7,7 @@
 
 #include "log.h"
 #include "master-store.h"
-
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
+#include "systemd-proto.h"
 
 #define STORE_PREFIX "drm-master"
 #define MAX_STORED 16
@@ -32,9 +30,13 @@ static void read_store(void) {
 	}
 	n_stored = 0;
 	char **names = NULL;
-	int n = sd_listen_fds_with_names(0, &names);
+	int n = systemd_listen_fds(&names);
+	if (n < 0) {
+		log_warning("systemd's LISTEN_PID, LISTEN_FDS or LISTEN_FDNAMES is malformed: "
+				"no DRM master is taken back from its file descriptor store");
+	}
 	for (int i = 0; i < n; i++) {
-		int fd = SD_LISTEN_FDS_START + i;
+		int fd = SYSTEMD_LISTEN_FDS_START + i;
 		struct stat st;
 		const char *name = names != NULL ? names[i] : NULL;
 		if (name != NULL && strncmp(name, STORE_PREFIX, strlen(STORE_PREFIX)) == 0 &&
@@ -47,10 +49,7 @@ static void read_store(void) {
 			close(fd);
 		}
 	}
-	for (int i = 0; names != NULL && i < n; i++) {
-		free(names[i]);
-	}
-	free(names);
+	systemd_names_free(names);
 }
 
 int master_store_take(dev_t devnum) {
@@ -68,7 +67,7 @@ int master_store_take(dev_t devnum) {
 static void remove_name(const char *name) {
 	char text[128];
 	if (snprintf(text, sizeof(text), "FDSTOREREMOVE=1\nFDNAME=%s", name) < (int)sizeof(text)) {
-		sd_notify(0, text);
+		systemd_notify(text, -1);
 	}
 }
 
@@ -96,7 +95,7 @@ void master_store_keep(int fd, dev_t devnum) {
 		}
 	}
 	snprintf(text, sizeof(text), "FDSTORE=1\nFDNAME=%s", name);
-	int r = sd_pid_notify_with_fds(0, 0, text, &fd, 1);
+	int r = systemd_notify(text, fd);
 	if (r < 0) {
 		log_warning("cannot give the DRM master of %u:%u to systemd's file descriptor "
 				"store: %s; a restart of seatd-lease will end that card's drm seats",
@@ -118,20 +117,3 @@ void master_store_forget(dev_t devnum) {
 		}
 	}
 }
-
-#else
-
-int master_store_take(dev_t devnum) {
-	return -1;
-}
-
-void master_store_drop_untaken(void) {
-}
-
-void master_store_keep(int fd, dev_t devnum) {
-}
-
-void master_store_forget(dev_t devnum) {
-}
-
-#endif
