@@ -16,6 +16,7 @@
 struct held {
 	struct lease lease; /* first: the handle is the held */
 	struct lessor *owner; /* NULL once void */
+	bool ended; /* its lessor has ended it (lease_end); fd still open */
 	char *seat;
 	struct held *next;
 };
@@ -66,11 +67,9 @@ static void unlink_held(struct held *h) {
 
 /* Void: out of the list, our fd closed; the handle's holder frees it. */
 static void make_void(struct held *h, bool revoke) {
-	if (revoke) {
-		char id[16];
-		h->owner->impl->revoke(h->owner, h->lease.id);
-		lessor_id_text(h->owner, h->lease.id, id, sizeof(id));
-		log_info("seat %s: ended lease %s on %s", h->seat, id, h->owner->where);
+	struct lessor *owner = h->owner;
+	if (revoke && !h->ended) {
+		owner->impl->revoke(owner, h->lease.id);
 	}
 	unlink_held(h);
 	h->owner = NULL;
@@ -78,6 +77,12 @@ static void make_void(struct held *h, bool revoke) {
 		close(h->lease.fd);
 	}
 	h->lease.fd = -1;
+	/* Said once the lease is gone: the log's write is not in its way. */
+	if (revoke) {
+		char id[16];
+		lessor_id_text(owner, h->lease.id, id, sizeof(id));
+		log_info("seat %s: ended lease %s on %s", h->seat, id, owner->where);
+	}
 }
 
 static void release(struct held *h, bool tell) {
@@ -90,6 +95,14 @@ static void release(struct held *h, bool tell) {
 	}
 	free(h->seat);
 	free(h);
+}
+
+void lease_end(struct lease *lease) {
+	struct held *h = held_of(lease, NULL);
+	if (h->owner != NULL && !h->ended) {
+		h->owner->impl->revoke(h->owner, h->lease.id);
+		h->ended = true;
+	}
 }
 
 void lease_release(struct lease *lease) {

@@ -170,6 +170,12 @@ void lessor_link_release(struct lessor_link *link, struct lease *lease) {
 	}
 }
 
+void lessor_link_end(struct lessor_link *link, struct lease *lease) {
+	if (lease != NULL) {
+		lease_end(lease);
+	}
+}
+
 struct lease *lessor_link_adopt(struct lessor_link *link, const char *seat, size_t n,
 		const uint32_t *crtcs, const uint32_t *outputs, int fd, uint32_t id) {
 	if (link->lessor == NULL || link->lessor_dead) {

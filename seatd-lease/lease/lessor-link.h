@@ -58,6 +58,9 @@ enum lease_result lessor_link_lease(struct lessor_link *link, const struct seat_
 /* Gives lease back (lease_release()): revoked and freed, or only freed
  * when the lessor that gave it is gone (then it was void already). */
 void lessor_link_release(struct lessor_link *link, struct lease *lease);
+/* Has the lessor end lease now, before lessor_link_release() closes it
+ * (lease_end()). */
+void lessor_link_end(struct lessor_link *link, struct lease *lease);
 /* Takes over a lease an earlier run of the daemon made (its lessee's file fd,
  * taken from the seat's X server; its outputs and CRTCs as the lessor names
  * them; id the lessor's, 0 where it is no longer valid): the lessor records

@@ -127,10 +127,19 @@ struct lessor_impl {
 
 /*
  * A lease handle stays valid until given back here, whatever happens to its
- * lessor: a live lease is revoked and its fd closed; a void one (its lessor
- * lost or destroyed) is only freed. Frees lease.
+ * lessor: a live lease is revoked (unless lease_end did) and its fd closed;
+ * a void one (its lessor lost or destroyed) is only freed. Frees lease.
  */
 void lease_release(struct lease *lease);
+/*
+ * Has the lessor end a live lease now (revoke: the drm lessor's
+ * RevokeLease, the x11 lessor's FreeLease), keeping its fd open and the
+ * handle valid; lease_release() still closes the fd (where the kernel frees
+ * whatever the lease's last user left on it: framebuffers, buffers) and
+ * frees the handle. The outputs are the lessor's again without waiting for
+ * that. Nothing for a void lease, or one ended already.
+ */
+void lease_end(struct lease *lease);
 
 /* lease-file.c: the X server that used the lease has ended, and the seat
  * keeps the lease for its next one: switches the lease's CRTCs off and

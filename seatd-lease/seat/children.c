@@ -262,8 +262,9 @@ static void child_exited(int fd, uint32_t events, void *data) {
 	bool failed = c->failed;
 	char why[512];
 	snprintf(why, sizeof(why), "%s", c->why);
-	poller_remove(c->source);
-	close(c->pidfd);
+	/* Its pidfd stops being watched after the seat has acted, in this same
+	 * turn of the loop (two system calls fewer before the lease is freed). */
+	struct poller_source *source = c->source;
 	*c = (struct seat_process){.pid = 0, .pidfd = -1, .error_fd = -1};
 	if (which == SEAT_CHILD_XSERVER) {
 		runner_stop_watching_ready(r);
@@ -281,6 +282,8 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		seat_child_exited(&r->seat, which, ended.signaled, ended.status);
 	}
 	r->exit_seen_us = 0;
+	poller_remove(source);
+	close(fd);
 	if (taken[0] != '\0') {
 		/* Why, for status: the seat says only how the X server ended. */
 		size_t at = strlen(r->seat.last_error);

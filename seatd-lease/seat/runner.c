@@ -55,14 +55,27 @@ static enum lease_result op_lease(struct seat *seat, struct lease **out, char *e
 
 static void op_release(struct seat *seat, struct lease *lease) {
 	struct runner *r = runner_of(seat);
+	/* The outputs first: the lessor ends the lease (the drm lessor's
+	 * RevokeLease, the x11 lessor's FreeLease). Then the cleaning: closing
+	 * the lease's file has the kernel free whatever the last X server left
+	 * on it, milliseconds under TCG (docs/figures.md). */
+	lessor_link_end(r->link, lease);
+	uint64_t freed = runner_now_us(CLOCK_MONOTONIC);
+	uint64_t freed_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
 	lessor_link_release(r->link, lease);
 	if (r->exit_seen_us != 0) {
-		uint64_t wall = runner_now_us(CLOCK_MONOTONIC) - r->exit_seen_us;
-		uint64_t cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - r->exit_seen_cpu_us;
+		uint64_t wall = freed - r->exit_seen_us, cpu = freed_cpu - r->exit_seen_cpu_us;
+		uint64_t close_wall = runner_now_us(CLOCK_MONOTONIC) - freed;
+		uint64_t close_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - freed_cpu;
 		log_info("seat %s: lease freed %llu.%03llu ms after a process's exit was seen "
-				"(%llu.%03llu ms of seatd-lease's CPU)", seat->config->name,
+				"(%llu.%03llu ms of seatd-lease's CPU); its file closed %llu.%03llu ms "
+				"after that (%llu.%03llu ms of CPU)", seat->config->name,
 				(unsigned long long)(wall / 1000), (unsigned long long)(wall % 1000),
-				(unsigned long long)(cpu / 1000), (unsigned long long)(cpu % 1000));
+				(unsigned long long)(cpu / 1000), (unsigned long long)(cpu % 1000),
+				(unsigned long long)(close_wall / 1000),
+				(unsigned long long)(close_wall % 1000),
+				(unsigned long long)(close_cpu / 1000),
+				(unsigned long long)(close_cpu % 1000));
 	}
 }
 

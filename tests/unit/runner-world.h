@@ -133,6 +133,13 @@ enum lease_result __wrap_lessor_link_lease(struct lessor_link *link,
 	return world.lease_result;
 }
 
+void __wrap_lessor_link_end(struct lessor_link *link, struct lease *lease) {
+	if (lease != NULL) {
+		assert_ptr_equal(lease, &world.lease);
+		event(" end-lease");
+	}
+}
+
 void __wrap_lessor_link_release(struct lessor_link *link, struct lease *lease) {
 	if (lease != NULL) {
 		assert_ptr_equal(lease, &world.lease);

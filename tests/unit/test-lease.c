@@ -378,6 +378,38 @@ static void test_release_returns_outputs(void **state) {
 	lease_release(b.lease);
 }
 
+static void test_end_before_release(void **state) {
+	struct fake *f = *state;
+	struct ask a = ask(f, "s1", "B", NULL);
+	assert_int_equal(a.result, LEASE_OK);
+	uint32_t id = a.lease->id;
+	int fd = a.lease->fd;
+	lease_end(a.lease);
+	/* Ended at the lessor at once; its file still open, its handle the
+	 * seat's. */
+	assert_int_equal(f->revokes, 1);
+	assert_int_equal(f->revoked[0], id);
+	assert_false(lease_is_void(a.lease));
+	assert_int_equal(a.lease->fd, fd);
+	assert_true(fcntl(fd, F_GETFD) >= 0);
+	assert_int_equal(f->releases, 0);
+	lease_end(a.lease);
+	assert_int_equal(f->revokes, 1);
+	/* Released: closed, not revoked twice. */
+	lease_release(a.lease);
+	assert_int_equal(f->revokes, 1);
+	assert_int_equal(f->releases, 1);
+	assert_true(fcntl(fd, F_GETFD) < 0);
+	/* A void lease has no lessor to end it. */
+	struct ask b = ask(f, "s2", "A", NULL);
+	assert_int_equal(b.result, LEASE_OK);
+	lessor_lose(&f->base, "gone");
+	lease_end(b.lease);
+	assert_int_equal(f->revokes, 1);
+	lease_release(b.lease);
+	assert_int_equal(f->revokes, 1);
+}
+
 static void test_lost_voids(void **state) {
 	struct fake *f = *state;
 	struct ask a = ask(f, "s1", "A", NULL);
@@ -428,6 +460,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_busy_output_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_returns_outputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_before_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost_voids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finish_revokes_and_voids, setup, teardown),
 	};

@@ -94,7 +94,7 @@ static void a_failed_preparation_gives_the_lease_back(void **state) {
 	world.prepare_why = "no space left";
 	struct runner *r = runner_for(X11, "[seat:a]\noutputs = HDMI-1\nrestart = never\n", "a");
 	seat_start(runner_seat(r));
-	assert_string_equal(world.events, with_display(" lease a dir a user release-lease "
+	assert_string_equal(world.events, with_display(" lease a dir a user end-lease release-lease "
 			"unrecord logind-end %d", DISPLAY(r)));
 	assert_int_equal(runner_seat(r)->state, SEAT_FAILED);
 	assert_string_equal(runner_seat(r)->last_error, "no space left");
@@ -138,7 +138,7 @@ static void a_seat_that_ends_gives_everything_back(void **state) {
 	struct runner *r = running(SEAT_A "restart = never\n", "a");
 	struct seat *seat = runner_seat(r);
 	seat_child_exited(seat, SEAT_CHILD_XSERVER, false, 0);
-	assert_string_equal(world.events, " release-lease");
+	assert_string_equal(world.events, " end-lease release-lease");
 	world.events[0] = '\0';
 	seat_child_exited(seat, SEAT_CHILD_SESSION, false, 0);
 	assert_string_equal(world.events, with_display(" unrecord cgroup-kill logind-end %d "
@@ -162,7 +162,7 @@ static void a_stop_during_the_back_off_lets_all_go(void **state) {
 	assert_int_equal(seat->state, SEAT_BACKOFF);
 	world.events[0] = '\0';
 	seat_stop(seat);
-	assert_string_equal(world.events, with_display(" release-lease unrecord logind-end %d "
+	assert_string_equal(world.events, with_display(" end-lease release-lease unrecord logind-end %d "
 			"unhold revoke give-back unmount", DISPLAY(r)));
 	assert_int_equal(seat->state, SEAT_STOPPED);
 	runner_destroy(r);
@@ -174,7 +174,7 @@ static void a_stop_releases_the_lease_first(void **state) {
 	struct runner *r = running(SEAT_ALWAYS, "a");
 	struct seat *seat = runner_seat(r);
 	seat_stop(seat);
-	assert_string_equal(world.events, " release-lease");
+	assert_string_equal(world.events, " end-lease release-lease");
 	assert_int_equal(seat->state, SEAT_STOPPING);
 	assert_int_equal(world.timer_ms, SEAT_STOP_TIMEOUT_MS);
 	world.events[0] = '\0';
@@ -218,7 +218,7 @@ static void a_display_managers_seat_offers_its_lease(void **state) {
 	assert_int_equal(runner_dm_ask(r, 556, &fd, &conf, why, sizeof(why)), 0);
 	world.events[0] = '\0';
 	seat_stop(seat);
-	assert_string_equal(world.events, " release-lease handout-end");
+	assert_string_equal(world.events, " end-lease release-lease handout-end");
 	assert_int_equal(poller_dispatch(world.poller), 0); /* its X server ends */
 	assert_int_equal(seat->state, SEAT_STOPPED);
 	assert_int_equal(world.writes, 0);
