@@ -5,19 +5,27 @@ same N Xorgs started by hand on N leases at once: lease-probe for the X
 server's leases, drm-floor for the card's), the supervisor's memory, idle
 system calls, one seat's reclaim, reloads and `status`. Through the X
 server N stops at 6: Xorg's modesetting offers outputs only the card's first
-7 CRTCs, and the primary has one. Writes a chart of bring-up against N.
-Run by scripts/bench --scale."""
+7 CRTCs, and the primary has one. Twice: bare seats on the rig's default
+guest, and seats as a lab runs them (bench.py's seat(): inputs, devices =,
+logind, PAM) on a systemd guest. Each figure against its budget
+(budgets.py), ending with the line that names every one over budget.
+Writes a chart of bring-up against N. Run by scripts/bench --scale."""
 
 import re
 import statistics
 import sys
 import time
 
+import bench
+import budgets
 import rig as rigmod
 from seatd import BIN, CONFIG, RUNTIME_DIR, Supervisor, seat_map, setup_users
 
 RUNS = (("drm", (1, 2, 4, 8)), ("x11", (1, 2, 4, 6)))
 ROUNDS = 5
+# One seat's X server killed this many times at each N, for the reclaim's
+# median and 95th percentile.
+KILLS = 10
 HEAD_SIZE = (640, 480)
 TOOLS = "%s/tests/vm" % rigmod.build_dir()
 COLOURS = ["#c03020", "#20a040", "#d0b020", "#8040c0", "#20a0c0", "#c08020", "#e060a0",
@@ -46,9 +54,12 @@ echo $(( (t1 - t0) / 1000 / %(times)d ))
 """
 
 
+KIND = "bare"
+
+
 def seats(lessor, n, colours=COLOURS):
-    return seat_map(lessor, [dict(name="s%d" % i, outputs="Virtual-%d" % (i + 1),
-                                  user="lab%d" % i, colour=colours[i - 1])
+    """N seats on heads 2 to N + 1, of the kind this run measures."""
+    return seat_map(lessor, [bench.seat(KIND, "s%d" % i, i + 1, "lab%d" % i, colours[i - 1])
                              for i in range(1, n + 1)],
                     general="restart = never\n", mode=HEAD_SIZE)
 
@@ -138,10 +149,15 @@ def running_costs(rig, lessor, n):
         one = rig.run("%s -c %s reload" % (BIN, CONFIG)).stdout
         out["reload_one"] = (time.monotonic() - t0, reload_report(one))
         sup.wait_state("s1", "running", timeout=300)
-        rig.run("kill -9 %d" % sup.xserver_pid("s1"))
-        sup.wait_state("s1", "failed", timeout=60)
+        for _ in range(KILLS):
+            sup.wait_state("s1", "running", timeout=300)
+            x = sup.xserver_pid("s1")
+            rig.run("kill -9 %d" % x)
+            sup.wait_state("s1", "failed", timeout=60)
+            rig.run("%s -c %s start s1" % (BIN, CONFIG))
+            sup.wait_state("s1", "running", after=x, timeout=300)
         freed = re.findall(r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())
-        out["reclaim"] = tuple(float(v) for v in freed[-1]) if freed else (None, None)
+        out["reclaim"] = [tuple(float(v) for v in f) for f in freed]
         rig.write_file(CONFIG, text.encode())
     return out
 
@@ -169,59 +185,95 @@ def chart(rows, path):
     plt.savefig(path)
 
 
+def run_kind(kind, runs, rows):
+    """Every run of runs for kind of seat, on a guest of its own: rows
+    added to rows; returns the guest's accelerator."""
+    global KIND
+    KIND = kind
+    more = dict(init="systemd") if kind == "lab" else {}
+    with rigmod.Rig("bench-scale-" + kind, heads=9, xorg=False, memory="3G",
+                    head_size=HEAD_SIZE, **more) as rig:
+        setup_users(rig, ["lab%d" % i for i in range(1, 9)])
+        rig.run("mkdir -p /etc/seatd-lease")
+        if kind == "lab":
+            bench.lab_guest(rig)
+        for lessor, counts in runs:
+            if lessor == "x11":
+                rig.start_xorg(auto_add_gpu=False)
+            for n in counts:
+                floor, ours = bring_up(rig, lessor, n)
+                row = dict(kind=kind, lessor=lessor, n=n, floor=statistics.median(floor),
+                           ours=statistics.median(ours), floor_rounds=floor, ours_rounds=ours)
+                row.update(running_costs(rig, lessor, n))
+                rows.append(row)
+                print("done: %s seats, %s, %d seats" % (kind, lessor, n), file=sys.stderr)
+        return rig.accel
+
+
 def main(argv):
-    """argv: [--rounds R] [LESSOR:N,N...]... (default: RUNS, ROUNDS)."""
+    """argv: [--rounds R] [--kinds bare,lab] [LESSOR:N,N...]... (default:
+    RUNS, ROUNDS, both kinds)."""
     global ROUNDS
-    runs = []
+    runs, kinds = [], ["bare", "lab"]
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "--rounds":
             ROUNDS = int(args.pop(0))
+        elif arg == "--kinds":
+            kinds = args.pop(0).split(",")
         else:
             lessor, _, counts = arg.partition(":")
             runs.append((lessor, tuple(int(n) for n in counts.split(","))))
     runs = runs or RUNS
     rows = []
-    with rigmod.Rig("bench-scale", heads=9, xorg=False, memory="3G", head_size=HEAD_SIZE) as rig:
-        setup_users(rig, ["lab%d" % i for i in range(1, 9)])
-        rig.run("mkdir -p /etc/seatd-lease")
-        for lessor, counts in runs:
-            if lessor == "x11":
-                rig.start_xorg()
-            for n in counts:
-                floor, ours = bring_up(rig, lessor, n)
-                row = dict(lessor=lessor, n=n, floor=statistics.median(floor),
-                           ours=statistics.median(ours), floor_rounds=floor, ours_rounds=ours)
-                row.update(running_costs(rig, lessor, n))
-                rows.append(row)
-                print("done: %s, %d seats" % (lessor, n), file=sys.stderr)
-        acc = rig.accel
-    print("seatd-lease against the number of seats (accelerator %s: %s; medians of %d rounds; "
-          "%s)" % (acc.name, acc.reason, ROUNDS, time.strftime("%Y-%m-%d")))
-    print("| lessor | seats | floor s | seatd-lease s | ratio | RSS KiB | idle calls in 10 s | "
-          "reclaim ms (CPU ms) | reload, nothing changed: s, restarted | reload, one seat "
-          "changed: s, restarted | status s |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for kind in kinds:
+        acc = run_kind(kind, runs, rows)
+    report = budgets.Report()
+    med = statistics.median
+    print("seatd-lease against the number of seats (accelerator %s: %s; medians of %d rounds, "
+          "reclaim of %d kills; %s)" % (acc.name, acc.reason, ROUNDS, KILLS,
+                                        time.strftime("%Y-%m-%d")))
+    print("| seats are | lessor | seats | floor s | seatd-lease s | ratio | RSS KiB | idle calls "
+          "in 10 s | reclaim ms: median (CPU median), 95th percentile | reload, nothing "
+          "changed: s, restarted | reload, one seat changed: s, restarted | status s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print("| %s | %d | %.3f | %.3f | %.3f | %d | %d | %s (%s) | %.3f, %s | %.3f, %s | %.3f |"
-              % (r["lessor"], r["n"], r["floor"], r["ours"], r["ours"] / r["floor"], r["rss"],
-                 r["idle"], r["reclaim"][0], r["reclaim"][1], r["reload_same"][0],
-                 r["reload_same"][1], r["reload_one"][0], r["reload_one"][1], r["status"]))
-    for lessor, _ in runs:
-        mine = [r for r in rows if r["lessor"] == lessor]
-        if len(mine) < 2:
-            continue
-        per_seat = (mine[-1]["rss"] - mine[0]["rss"]) / (mine[-1]["n"] - mine[0]["n"])
-        print("%s: RSS growth per extra seat %.1f KiB (%d to %d seats)"
-              % (lessor, per_seat, mine[0]["n"], mine[-1]["n"]))
-        for r in mine:
-            print("  %d seats: floor rounds %s; seatd-lease rounds %s" % (
-                r["n"], " ".join("%.3f" % x for x in r["floor_rounds"]),
-                " ".join("%.3f" % x for x in r["ours_rounds"])))
+        wall = [w for w, _ in r["reclaim"]]
+        cpu = [c for _, c in r["reclaim"]]
+        print("| %s | %s | %d | %.3f | %.3f | %.3f | %d | %d | %.3f (%.3f), %.3f | %.3f, %s | "
+              "%.3f, %s | %.3f |"
+              % (r["kind"], r["lessor"], r["n"], r["floor"], r["ours"], r["ours"] / r["floor"],
+                 r["rss"], r["idle"], med(wall), med(cpu), budgets.percentile(wall, 95),
+                 r["reload_same"][0], r["reload_same"][1], r["reload_one"][0],
+                 r["reload_one"][1], r["status"]))
+        what = "%s, %s lessor, %d seat%s" % (r["kind"], r["lessor"], r["n"],
+                                             "" if r["n"] == 1 else "s")
+        report.figure("%s: bring-up against the floor, ratio" % what, r["ours"] / r["floor"],
+                      budgets.BRING_UP_RATIO, "")
+        report.figure("%s: reclaim, CPU median" % what, med(cpu),
+                      budgets.RECLAIM_CPU_MS.get(acc.name, 1.0), "ms")
+        report.figure("%s: reclaim, wall 95th percentile" % what,
+                      budgets.percentile(wall, 95), budgets.RECLAIM_WALL_P95_MS, "ms")
+        report.figure("%s: idle calls in 10 s" % what, r["idle"], budgets.IDLE_CALLS, "")
+    for kind in kinds:
+        for lessor, _ in runs:
+            mine = [r for r in rows if r["lessor"] == lessor and r["kind"] == kind]
+            if len(mine) < 2:
+                continue
+            per_seat = (mine[-1]["rss"] - mine[0]["rss"]) / (mine[-1]["n"] - mine[0]["n"])
+            report.figure("%s, %s lessor: RSS growth per extra seat (%d to %d seats)"
+                          % (kind, lessor, mine[0]["n"], mine[-1]["n"]), per_seat,
+                          budgets.RSS_PER_SEAT_KIB, "KiB")
+            for r in mine:
+                print("  %s, %s, %d seats: floor rounds %s; seatd-lease rounds %s" % (
+                    kind, lessor, r["n"], " ".join("%.3f" % x for x in r["floor_rounds"]),
+                    " ".join("%.3f" % x for x in r["ours_rounds"])))
     path = "%s/vm/bench-scale.png" % rigmod.build_dir()
-    chart(rows, path)
-    print("chart: %s" % path)
+    chart([r for r in rows if r["kind"] == kinds[0]], path)
+    print("chart (%s seats): %s" % (kinds[0], path))
+    print("\nagainst the budgets (budgets.py; docs/figures.md):")
+    report.print()
     return 0
 
 
