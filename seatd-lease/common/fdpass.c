@@ -6,12 +6,18 @@
 #include "fdpass.h"
 
 int fdpass_send(int sock, const char *msg, size_t len, int fd) {
+	return fdpass_sendto(sock, NULL, 0, msg, len, fd);
+}
+
+int fdpass_sendto(int sock, const void *addr, socklen_t addr_len, const char *msg, size_t len,
+		int fd) {
 	struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} control;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct msghdr mh = {.msg_name = (void *)addr, .msg_namelen = addr_len, .msg_iov = &iov,
+		.msg_iovlen = 1};
 	if (fd >= 0) {
 		memset(&control, 0, sizeof(control));
 		mh.msg_control = control.buf;
@@ -26,6 +32,9 @@ int fdpass_send(int sock, const char *msg, size_t len, int fd) {
 	do {
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
+	if (n >= 0 && n != (ssize_t)len) {
+		errno = EMSGSIZE;
+	}
 	return n == (ssize_t)len ? 0 : -1;
 }
 

@@ -9,14 +9,20 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "systemd-proto.h"
 #include "xalloc.h"
 
-int systemd_notify(const char *text, int fd) {
+bool systemd_notify_wanted(void) {
 	const char *where = getenv("NOTIFY_SOCKET");
-	if (where == NULL || where[0] == '\0') {
+	return where != NULL && where[0] != '\0';
+}
+
+int systemd_notify(const char *text, int fd) {
+	if (!systemd_notify_wanted()) {
 		return 0;
 	}
+	const char *where = getenv("NOTIFY_SOCKET");
 	if (where[0] != '/' && where[0] != '@') {
 		return -EAFNOSUPPORT;
 	}
@@ -37,36 +43,8 @@ int systemd_notify(const char *text, int fd) {
 	if (sock < 0) {
 		return -errno;
 	}
-	struct iovec iov = {.iov_base = (void *)text, .iov_len = strlen(text)};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct msghdr mh = {
-		.msg_name = &addr,
-		.msg_namelen = addr_len,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	if (fd >= 0) {
-		memset(&control, 0, sizeof(control));
-		mh.msg_control = control.buf;
-		mh.msg_controllen = sizeof(control.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	ssize_t n;
-	do {
-		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-	} while (n < 0 && errno == EINTR);
-	int err = n < 0 ? -errno : 0;
+	int err = fdpass_sendto(sock, &addr, addr_len, text, strlen(text), fd) == 0 ? 0 : -errno;
 	close(sock);
-	if (err == 0 && (size_t)n != iov.iov_len) {
-		return -EMSGSIZE;
-	}
 	return err < 0 ? err : 1;
 }
 

@@ -14,7 +14,12 @@
  *   sd_listen_fds(3) reads them.
  */
 
+#include <stdbool.h>
+
 #define SYSTEMD_LISTEN_FDS_START 3
+
+/* Whether there is a service manager to tell ($NOTIFY_SOCKET set). */
+bool systemd_notify_wanted(void);
 
 /* Sends text and, unless fd < 0, the descriptor fd. 1: sent; 0: there is
  * no service manager to tell ($NOTIFY_SOCKET unset or empty); -errno:

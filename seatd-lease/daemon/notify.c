@@ -1,13 +1,11 @@
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "notify.h"
 #include "systemd-proto.h"
 #include "text.h"
 
 bool notify_enabled(void) {
-	const char *where = getenv("NOTIFY_SOCKET");
-	return where != NULL && where[0] != '\0';
+	return systemd_notify_wanted();
 }
 
 void notify_ready(void) {
