@@ -65,11 +65,19 @@ static void unlink_held(struct held *h) {
 	h->next = NULL;
 }
 
+/* Its lessor ends it (once). */
+static void end(struct held *h) {
+	if (!h->ended) {
+		h->owner->impl->revoke(h->owner, h->lease.id);
+		h->ended = true;
+	}
+}
+
 /* Void: out of the list, our fd closed; the handle's holder frees it. */
 static void make_void(struct held *h, bool revoke) {
 	struct lessor *owner = h->owner;
-	if (revoke && !h->ended) {
-		owner->impl->revoke(owner, h->lease.id);
+	if (revoke) {
+		end(h);
 	}
 	unlink_held(h);
 	h->owner = NULL;
@@ -99,9 +107,8 @@ static void release(struct held *h, bool tell) {
 
 void lease_end(struct lease *lease) {
 	struct held *h = held_of(lease, NULL);
-	if (h->owner != NULL && !h->ended) {
-		h->owner->impl->revoke(h->owner, h->lease.id);
-		h->ended = true;
+	if (h->owner != NULL) {
+		end(h);
 	}
 }
 

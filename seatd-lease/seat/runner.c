@@ -48,6 +48,13 @@ uint64_t runner_now_us(clockid_t clock) {
 
 /* --- the lease --- */
 
+/* us microseconds as milliseconds with three decimals, in buf. */
+static const char *ms_text(uint64_t us, char buf[32]) {
+	snprintf(buf, 32, "%llu.%03llu", (unsigned long long)(us / 1000),
+			(unsigned long long)(us % 1000));
+	return buf;
+}
+
 static enum lease_result op_lease(struct seat *seat, struct lease **out, char *err,
 		size_t errlen) {
 	return lessor_link_lease(runner_of(seat)->link, seat->config, out, err, errlen);
@@ -60,22 +67,20 @@ static void op_release(struct seat *seat, struct lease *lease) {
 	 * the lease's file has the kernel free whatever the last X server left
 	 * on it, milliseconds under TCG (docs/figures.md). */
 	lessor_link_end(r->link, lease);
-	uint64_t freed = runner_now_us(CLOCK_MONOTONIC);
-	uint64_t freed_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
+	/* Timed only on a process's exit (child_exited). */
+	bool timed = r->exit_seen_us != 0;
+	uint64_t freed = timed ? runner_now_us(CLOCK_MONOTONIC) : 0;
+	uint64_t freed_cpu = timed ? runner_now_us(CLOCK_THREAD_CPUTIME_ID) : 0;
 	lessor_link_release(r->link, lease);
-	if (r->exit_seen_us != 0) {
-		uint64_t wall = freed - r->exit_seen_us, cpu = freed_cpu - r->exit_seen_cpu_us;
-		uint64_t close_wall = runner_now_us(CLOCK_MONOTONIC) - freed;
-		uint64_t close_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID) - freed_cpu;
-		log_info("seat %s: lease freed %llu.%03llu ms after a process's exit was seen "
-				"(%llu.%03llu ms of seatd-lease's CPU); its file closed %llu.%03llu ms "
-				"after that (%llu.%03llu ms of CPU)", seat->config->name,
-				(unsigned long long)(wall / 1000), (unsigned long long)(wall % 1000),
-				(unsigned long long)(cpu / 1000), (unsigned long long)(cpu % 1000),
-				(unsigned long long)(close_wall / 1000),
-				(unsigned long long)(close_wall % 1000),
-				(unsigned long long)(close_cpu / 1000),
-				(unsigned long long)(close_cpu % 1000));
+	if (timed) {
+		uint64_t closed = runner_now_us(CLOCK_MONOTONIC);
+		uint64_t closed_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
+		char wall[32], cpu[32], close_wall[32], close_cpu[32];
+		log_info("seat %s: lease freed %s ms after a process's exit was seen (%s ms of "
+				"seatd-lease's CPU); its file closed %s ms after that (%s ms of CPU)",
+				seat->config->name, ms_text(freed - r->exit_seen_us, wall),
+				ms_text(freed_cpu - r->exit_seen_cpu_us, cpu),
+				ms_text(closed - freed, close_wall), ms_text(closed_cpu - freed_cpu, close_cpu));
 	}
 }
 
