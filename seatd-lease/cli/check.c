@@ -7,6 +7,7 @@
 #include "load.h"
 #include "machine.h"
 #include "probe.h"
+#include "seat0-keyboard.h"
 #include "values.h"
 
 static void print_seat(const struct seat_config *s) {
@@ -74,9 +75,12 @@ int cmd_check(const char *path, bool probe) {
 	for (size_t i = 0; i < map->n_seats; i++) {
 		print_seat(&map->seats[i]);
 	}
-	char sysrq[1024];
-	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
-		fprintf(stderr, "warning: %s\n", sysrq);
+	char warning[1024];
+	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+		fprintf(stderr, "warning: %s\n", warning);
+	}
+	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, warning, sizeof(warning))) {
+		fprintf(stderr, "warning: %s\n", warning);
 	}
 	int status = probe ? probe_print(map) : 0;
 	seatmap_free(map);

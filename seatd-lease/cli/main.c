@@ -40,6 +40,7 @@ static void usage(FILE *out) {
 		"                 show the seats of the running daemon\n"
 		"  start|stop|restart NAME\n"
 		"                 start, stop or restart one seat of the running daemon\n"
+		"  stop           stop every seat: every output and device back to seat0\n"
 		"  reload         have the running daemon read the seat map again\n"
 		"  xserver ARGS   a display manager's X server command: on a display\n"
 		"                 manager's seat (-seat seat-NAME), Xorg on the seat's lease\n"
@@ -182,8 +183,11 @@ static int run_control(const char *config, const char *command, int nargs, char 
 		if (nargs > 0) {
 			return usage_error("reload takes no arguments, got '%s'", args[0]);
 		}
+	} else if (strcmp(command, "stop") == 0 && nargs == 0) {
+		/* every seat */
 	} else if (nargs != 1) {
-		return usage_error("%s takes exactly one seat NAME", command);
+		return usage_error("%s takes exactly one seat NAME%s", command,
+				strcmp(command, "stop") == 0 ? ", or none for every seat" : "");
 	} else if (!seat_name_valid(args[0])) {
 		return usage_error("'%s' is not a seat name", args[0]);
 	}

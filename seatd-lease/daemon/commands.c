@@ -88,6 +88,24 @@ static int seat_command(struct fleet *fleet, const char *verb, const char *name,
 	return EXIT_OK;
 }
 
+/* stop with no name: every seat, the way back for an administrator whom the
+ * seats lock out of seat0 (its keyboards, its outputs), over ssh. */
+static int stop_every_seat(struct fleet *fleet, FILE *out) {
+	int status = EXIT_OK;
+	size_t n = 0;
+	for (size_t i = 0; i < fleet->n_seats; i++) {
+		if (!fleet->seats[i]->retiring) {
+			int one = seat_command(fleet, "stop", runner_name(fleet->seats[i]->runner), out);
+			status = status == EXIT_OK ? one : status;
+			n++;
+		}
+	}
+	if (n == 0) {
+		fprintf(out, "no seats in %s\n", fleet->map->path);
+	}
+	return status;
+}
+
 int commands_handle(void *data, int argc, char **argv, FILE *out) {
 	struct fleet *fleet = data;
 	const char *cmd = argv[0];
@@ -106,6 +124,13 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 			return EXIT_FAILED;
 		}
 		return seat_command(fleet, cmd, argv[1], out);
+	}
+	if (strcmp(cmd, "stop") == 0 && argc == 1) {
+		if (fleet->shutting_down) {
+			fprintf(out, "seatd-lease is stopping\n");
+			return EXIT_FAILED;
+		}
+		return stop_every_seat(fleet, out);
 	}
 	if (strcmp(cmd, "reload") == 0 && argc == 1) {
 		if (fleet->shutting_down) {
@@ -126,6 +151,6 @@ int commands_handle(void *data, int argc, char **argv, FILE *out) {
 		return assign_mode_end(fleet, out);
 	}
 	fprintf(out, "unknown request '%s'; the daemon takes status [--json], start NAME, stop "
-			"NAME, restart NAME, reload, assign-begin NAME..., assign-end\n", cmd);
+			"[NAME], restart NAME, reload, assign-begin NAME..., assign-end\n", cmd);
 	return EXIT_USAGE;
 }

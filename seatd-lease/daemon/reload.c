@@ -10,6 +10,7 @@
 #include "notify.h"
 #include "reload-plan.h"
 #include "reload.h"
+#include "seat0-keyboard.h"
 #include "xalloc.h"
 
 struct counts {
@@ -77,6 +78,10 @@ static void apply(struct fleet *fleet, struct seatmap *map, FILE *report) {
 	free(before);
 	free(seats);
 	input_check_overlaps(map);
+	char warning[1024];
+	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+		fprintf(report, "warning: %s\n", warning);
+	}
 	fprintf(report, "reloaded %s: %u started, %u stopped, %u restarted, %u unchanged\n",
 			map->path, counts.started, counts.stopped, counts.restarted, counts.kept);
 }

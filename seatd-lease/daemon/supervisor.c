@@ -21,6 +21,7 @@
 #include "poller.h"
 #include "reload.h"
 #include "runtime.h"
+#include "seat0-keyboard.h"
 #include "supervisor.h"
 #include "systemd-job.h"
 #include "takeover.h"
@@ -239,9 +240,12 @@ int supervisor_run(struct seatmap *map) {
 	master_store_drop_untaken();
 	takeover(&sup.fleet, map, sup.cgroups);
 	input_check_overlaps(map);
-	char sysrq[1024];
-	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, sysrq, sizeof(sysrq))) {
-		log_warning("%s", sysrq);
+	char warning[1024];
+	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+		log_warning("%s", warning);
+	}
+	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, warning, sizeof(warning))) {
+		log_warning("%s", warning);
 	}
 	sup.control = control_open(sup.poller, map->runtime_dir, map->control_group,
 			commands_handle, &sup.fleet);

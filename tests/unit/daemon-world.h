@@ -52,6 +52,7 @@
 #include "reload.h"
 #include "runner.h"
 #include "runtime.h"
+#include "seat0-keyboard.h"
 #include "seat.h"
 #include "seatmap.h"
 #include "status.h"
@@ -123,6 +124,9 @@ struct world {
 	int nodes_asked;
 	/* kernel.sysrq: unsafe, with this line (NULL: safe). */
 	const char *sysrq;
+	/* What seat0_keyboard_check says of the map it is given (NULL: nothing). */
+	const char *seat0;
+	const struct seatmap *seat0_map;
 
 	/* The test's directory: the map, Xorg and the session are there. */
 	char dir[256];
@@ -376,6 +380,12 @@ void input_nodes_free(struct input_nodes *all) {
 int input_check_overlaps(const struct seatmap *map) {
 	world.overlaps_map = map;
 	return 0;
+}
+
+bool seat0_keyboard_check(const struct seatmap *map, char *line, size_t len) {
+	world.seat0_map = map;
+	snprintf(line, len, "%s", world.seat0 != NULL ? world.seat0 : "");
+	return world.seat0 != NULL;
 }
 
 bool machine_sysrq_check(const char *path, char *line, size_t len) {

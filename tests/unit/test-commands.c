@@ -101,6 +101,31 @@ static void start_and_stop_say_what_they_did(void **state) {
 	fleet_down(&fleet);
 }
 
+/* `stop` with no name: every seat, idle ones said to be so; none is
+ * restarted of it, whatever its policy. */
+static void stop_alone_stops_every_seat(void **state) {
+	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
+	struct fleet fleet;
+	fleet_up(&fleet);
+	start_all(&fleet);
+	struct said s = ask(&fleet, "stop b");
+	said_free(&s);
+	processes_end(&live("b")->seat);
+	s = ask(&fleet, "stop");
+	assert_said(s, EXIT_OK, "seat a: running -> stopping\nseat b is already stopped\n"
+			"seat c: running -> stopping\n");
+	assert_non_null(strstr(s.log, "seat a: stop asked for"));
+	assert_non_null(strstr(s.log, "seat c: stop asked for"));
+	said_free(&s);
+	processes_end(&live("a")->seat);
+	processes_end(&live("c")->seat);
+	turn(&fleet);
+	assert_int_equal(live("a")->seat.state, SEAT_STOPPED);
+	assert_int_equal(live("b")->seat.state, SEAT_STOPPED);
+	assert_int_equal(live("c")->seat.state, SEAT_STOPPED);
+	fleet_down(&fleet);
+}
+
 /* `restart NAME` on a running seat: stopped, then started again by the
  * loop's fleet_reap once its runner is done, not before. */
 static void restart_starts_a_running_seat_again_once_it_is_done(void **state) {
@@ -197,7 +222,7 @@ static void unknown_verbs_and_wrong_words_are_usage_errors(void **state) {
 	struct fleet fleet;
 	fleet_up(&fleet);
 	start_all(&fleet);
-	const char *const usage = "; the daemon takes status [--json], start NAME, stop NAME, "
+	const char *const usage = "; the daemon takes status [--json], start NAME, stop [NAME], "
 		"restart NAME, reload, assign-begin NAME..., assign-end\n";
 	const struct {
 		const char *line, *verb;
@@ -238,7 +263,7 @@ static void a_stopping_daemon_refuses_every_change(void **state) {
 	fleet_up(&fleet);
 	start_all(&fleet);
 	fleet_stop_all(&fleet);
-	const char *const lines[] = {"start a", "stop a", "restart a", "reload", "assign-begin a",
+	const char *const lines[] = {"start a", "stop a", "stop", "restart a", "reload", "assign-begin a",
 		"assign-end"};
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		struct said s = ask(&fleet, lines[i]);
@@ -471,6 +496,7 @@ int main(void) {
 		WORLD_TEST(status_lists_the_seats_in_map_order_without_retiring_ones),
 		WORLD_TEST(status_warns_of_sysrq_under_the_table_alone),
 		WORLD_TEST(start_and_stop_say_what_they_did),
+		WORLD_TEST(stop_alone_stops_every_seat),
 		WORLD_TEST(restart_starts_a_running_seat_again_once_it_is_done),
 		WORLD_TEST(restart_starts_a_stopped_seat_at_once),
 		WORLD_TEST(a_stop_cancels_a_pending_restart),

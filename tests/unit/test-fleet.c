@@ -62,6 +62,26 @@ static void a_retired_seat_goes_only_once_its_runner_is_done(void **state) {
 	fleet_down(&fleet);
 }
 
+/* A reloaded map whose seats take every keyboard: the reload's report (to
+ * its caller and the log) warns, under the counts; the reload goes on. */
+static void reload_warns_when_seat0_is_left_no_keyboard(void **state) {
+	write_map(SEAT("a", "A"));
+	struct fleet fleet;
+	fleet_up(&fleet);
+	start_all(&fleet);
+	world.seat0 = "the seats take every keyboard (2): seat0 has none";
+	struct said s = do_reload(&fleet);
+	assert_int_equal(s.status, EXIT_OK);
+	char *want = xasprintf("warning: the seats take every keyboard (2): seat0 has none\n%s",
+			reloaded(0, 0, 0, 1));
+	assert_string_equal(s.text, want);
+	free(want);
+	said_free(&s);
+	assert_ptr_equal(world.seat0_map, fleet.map);
+	world.seat0 = NULL;
+	fleet_down(&fleet);
+}
+
 static void reload_retires_a_removed_seat_and_it_goes_once_stopped(void **state) {
 	write_map(SEAT("a", "A") SEAT("b", "B") SEAT("c", "C"));
 	struct fleet fleet;
@@ -75,11 +95,13 @@ static void reload_retires_a_removed_seat_and_it_goes_once_stopped(void **state)
 	assert_string_equal(s.text, want);
 	free(want);
 	said_free(&s);
-	/* The new map is in force: the lessor links have it, overlaps were
-	 * checked on it; systemd heard RELOADING=1, then READY=1. */
+	/* The new map is in force: the lessor links have it, overlaps and
+	 * seat0's keyboards were checked on it; systemd heard RELOADING=1, then
+	 * READY=1. */
 	assert_ptr_not_equal(fleet.map, given);
 	assert_ptr_equal(world.links_map, fleet.map);
 	assert_ptr_equal(world.overlaps_map, fleet.map);
+	assert_ptr_equal(world.seat0_map, fleet.map);
 	assert_int_equal(world.reloadings, 1);
 	assert_int_equal(world.readies, 1);
 	assert_string_equal(names(&fleet), "a b c-");
@@ -364,6 +386,7 @@ int main(void) {
 		WORLD_TEST(systemd_hears_how_many_seats_run_and_the_first_that_does_not),
 		WORLD_TEST(fleet_find_ignores_a_retiring_seat),
 		WORLD_TEST(a_retired_seat_goes_only_once_its_runner_is_done),
+		WORLD_TEST(reload_warns_when_seat0_is_left_no_keyboard),
 		WORLD_TEST(reload_retires_a_removed_seat_and_it_goes_once_stopped),
 		WORLD_TEST(a_changed_seat_comes_back_with_its_new_settings),
 		WORLD_TEST(a_new_seat_starts_at_once),

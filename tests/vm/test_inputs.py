@@ -34,6 +34,18 @@ def primary_keys(rig):
     xev.stop()
 
 
+def press_until_the_primary_gets_it(rig, head, primary_keys):
+    """The primary has head's keyboard back once its own udev monitor has
+    re-added it (under load, more than a second after udev answered
+    seatd-lease): a key pressed before that is lost, so press until one
+    arrives."""
+    deadline = time.monotonic() + 20
+    while presses(rig, primary_keys) == "0":
+        assert time.monotonic() < deadline, "the primary never got head %d's keyboard back" % head
+        rig.send_key(head, "d")
+        time.sleep(1)
+
+
 def test_a_key_reaches_only_its_seat(rig, primary_keys):
     s1 = "%s/s1/session.log" % RUNTIME_DIR
     s2 = "%s/s2/session.log" % RUNTIME_DIR
@@ -67,14 +79,7 @@ def test_devices_belong_to_the_seat_user_then_go_back(rig, primary_keys):
         assert sup.stop() == 0
     assert rig.run("stat -c '%%U %%G %%a' %s" % node).stdout.strip() == SEAT0_NODE
     assert rig.run("ls /run/udev/rules.d/ | grep seatd-lease || true").stdout == ""
-    # The primary has the keyboard back, once its own udev monitor has re-added
-    # it (under load, more than a second after udev answered seatd-lease):
-    # a key pressed before that is lost, so press until one arrives.
-    deadline = time.monotonic() + 20
-    while presses(rig, primary_keys) == "0":
-        assert time.monotonic() < deadline, "the primary never got head 2's keyboard back"
-        rig.send_key(2, "d")
-        time.sleep(1)
+    press_until_the_primary_gets_it(rig, 2, primary_keys)
 
 
 def test_a_keyboard_plugged_into_a_seats_port_joins_it(rig):
@@ -189,6 +194,46 @@ def test_check_probe_shows_what_each_seat_would_get(rig):
     assert r.status == 1
     assert re.search(r"error: input device QEMU Virtio Keyboard \(%s\) is matched by seats "
                      r"s1 and s2" % event_node(rig, rigmod.keyboard_id_path(2)), r.stderr), r.stderr
+
+
+EVERY_KEYBOARD = r"the seats take every keyboard \(3\): seat0, .* has none while they run\. " \
+    r"The ways back: `seatd-lease stop` over ssh .*seatd-lease=off on the kernel's command line"
+
+
+def test_a_map_taking_every_keyboard_is_warned_of_and_stop_gives_them_back(rig, primary_keys):
+    """A map whose seats take every keyboard, the primary's (head 1's) too,
+    locks the administrator out of seat0: check and the daemon's log say so,
+    naming the ways back; `seatd-lease stop`, run as from ssh, stops every
+    seat, and head 1's keyboard types on the primary again. A map that
+    leaves seat0 a keyboard gets no such warning."""
+    rig.run("mkdir -p /etc/seatd-lease")
+    rig.write_file(CONFIG, two_seats().encode())
+    assert "every keyboard" not in rig.run("%s check %s" % (BIN, CONFIG)).stderr
+    s1 = seat("s1", 2, "lab1", SEAT_COLOURS[0])
+    s1["extra"] = s1["extra"].rstrip("\n") + " path:%s\n" % rigmod.keyboard_id_path(1)
+    text = seat_map("x11", [s1, seat("s2", 3, "lab2", SEAT_COLOURS[1])])
+    rig.write_file(CONFIG, text.encode())
+    out = rig.run("%s check %s" % (BIN, CONFIG))
+    assert re.search("^warning: " + EVERY_KEYBOARD, out.stderr, re.M), out.stderr
+    with Supervisor(rig, text) as sup:
+        sup.wait_state("s1", "running")
+        sup.wait_state("s2", "running")
+        sup.wait_log(EVERY_KEYBOARD)
+        sup.wait_log(r"seat s1: 3 input devices assigned \(2 keyboards, 1 pointer\)")
+        # Head 1's keyboard is s1's now: the primary gets nothing from it.
+        rig.send_key(1, "a")
+        wait_presses(rig, "%s/s1/session.log" % RUNTIME_DIR, 1)
+        assert presses(rig, primary_keys) == "0"
+        stop = rig.run("%s -c %s stop" % (BIN, CONFIG))
+        assert stop.stdout == "seat s1: running -> stopping\nseat s2: running -> stopping\n"
+        sup.wait_state("s1", "stopped")
+        sup.wait_state("s2", "stopped")
+        assert sup.running(), "stop with no name stopped the daemon too"
+        assert rig.run("ls /run/udev/rules.d/ | grep seatd-lease || true").stdout == ""
+        press_until_the_primary_gets_it(rig, 1, primary_keys)
+        xrandr = rig.run("xrandr --query", env=rig.x_env()).stdout
+        assert re.findall(r"^Virtual-\d+ connected", xrandr, re.M) == \
+            ["Virtual-1 connected", "Virtual-2 connected", "Virtual-3 connected"], xrandr
 
 
 def sysrq_helps(rig):
