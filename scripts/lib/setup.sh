@@ -3,7 +3,9 @@
 
 # Every Debian package the build, the unit tests, the fuzz targets (libFuzzer is
 # in libclang-rt-14-dev, only recommended by clang), the VM rig and the demo need
-# (libseat-dev: the client that the libseat socket's test speaks with).
+# (libseat-dev: the client that the libseat socket's test speaks with; the last
+# line: what builds the Debian package, whose own build dependencies are the
+# lines above).
 SEATD_LEASE_PACKAGES="
 	meson ninja-build pkg-config gcc clang libclang-rt-14-dev
 	libdrm-dev libxcb1-dev libxau-dev libxcb-randr0-dev libudev-dev libinput-dev libinih-dev
@@ -14,6 +16,7 @@ SEATD_LEASE_PACKAGES="
 	xserver-xorg-core xserver-xorg-input-libinput x11-xserver-utils x11-utils xterm
 	python3 python3-pytest
 	strace systemd
+	dpkg-dev debhelper lintian
 "
 
 # What the rig's guest installs for itself (tests/vm/test_lightdm.py,

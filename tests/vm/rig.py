@@ -445,11 +445,15 @@ class Rig:
     too, for packages the guest installs and the host must not have."""
 
     def __init__(self, name, heads=3, xorg=False, memory="2G", init="rig", writable_usr=False,
-                 head_size=(HEAD_WIDTH, HEAD_HEIGHT), heads2=0):
+                 head_size=(HEAD_WIDTH, HEAD_HEIGHT), heads2=0, etc=None, cmdline=()):
         """heads2: heads on a second card (video1, the guest's card1), numbered
         after the first card's: with heads=3, heads2=2, heads 4 and 5 are
         card1's Virtual-1 and Virtual-2. Each head has its keyboard and
-        pointer; the primary Xorg (xorg=True) drives the first card alone."""
+        pointer; the primary Xorg (xorg=True) drives the first card alone.
+        etc: a host directory whose files are copied into the guest's /etc
+        before its init starts (what a test needs there at boot). cmdline:
+        more words for the guest kernel's command line (and, under systemd,
+        for what systemd reads as that)."""
         _check_head(heads + heads2, MAX_HEADS)
         self.head_width, self.head_height = head_size
         if init not in ("rig", "systemd"):
@@ -458,6 +462,7 @@ class Rig:
         self.heads2 = heads2
         self.all_heads = heads + heads2
         self.init, self.writable_usr = init, writable_usr
+        self.etc, self.cmdline = etc, list(cmdline)
         self.share = os.path.join(build_dir(), "vm")
         self.dir = os.path.join(self.share, name)
         self.serial_log = os.path.join(self.dir, "serial.log")
@@ -516,6 +521,15 @@ class Rig:
                    "rig.init=" + os.path.join(HERE, "guest-init"), "rig.share=" + self.share]
         if self.writable_usr:
             cmdline.append("rig.usr=rw")
+        if self.etc is not None:
+            if any(c.isspace() for c in self.etc):
+                raise RigError("etc=%r: the kernel's command line splits at spaces" % (self.etc,))
+            cmdline.append("rig.etc=" + self.etc)
+        cmdline += self.cmdline
+        if self.init == "systemd":
+            # systemd in the guest may read its command line from its own
+            # arguments (initramfs-init says why): the same words there.
+            cmdline += ["rig.systemd.arg=" + word for word in self.cmdline]
         if self.init == "systemd":
             cmdline += ["rig.systemd=1", "systemd.unit=rig.target", "systemd.show_status=0"]
         # Without a QEMU display only head 1 would be connected.
