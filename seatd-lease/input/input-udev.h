@@ -28,8 +28,9 @@ bool input_device_matches(struct udev_device *dev, const struct seat_config *sea
  * but input; a name: is that of the USB device it is attached through. */
 bool input_other_device_matches(struct udev_device *dev, const struct seat_config *seat);
 
-/* Calls fn for every device udev knows now that is not an input device
- * (devices =), parents before their children. */
+/* Calls fn for every device in sysfs now (below /sys/devices) that is not
+ * an input device (devices =), parents before their children, one made at a
+ * time. */
 void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
 		void *data);
 
