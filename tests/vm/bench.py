@@ -7,6 +7,7 @@ default guest, and seats as a lab runs them on a systemd guest (a keyboard
 and a pointer, `devices =` on a USB port, a logind seat, a session opened
 through PAM). Run by scripts/bench."""
 
+import os
 import re
 import statistics
 import sys
@@ -20,7 +21,8 @@ from seatd import BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, Supervisor, seat_map, 
 ROUNDS = 5
 # Reclaim kills per lessor and kind of seat: enough for a 95th percentile.
 KILLS = 20
-# Bring-up rounds vary by half a second under TCG: more of them, paired.
+# Bring-up and restart rounds vary by half a second under TCG: more of them,
+# paired.
 BRING_UP_ROUNDS = 11
 PROBE = "%s/tests/vm/lease-probe" % rigmod.build_dir()
 
@@ -55,7 +57,21 @@ def seat(kind, name, head, user, colour=None, extra=""):
     return s
 
 
+# A lab seat's floor gives the seat its devices by hand first, as an
+# administrator would: the rules files seatd-lease wrote, udev told to read
+# them, a change event on each device they give the seat, waited for.
+FLOOR_RULES = "/tmp/floor-rules"
+FLOOR_DEVICES = "/tmp/floor.devices"
+FLOOR_ASSIGN = ("cp %s/* /run/udev/rules.d/ && udevadm control --reload && "
+                "udevadm trigger --action=change --settle $(cat %s) && " % (FLOOR_RULES, FLOOR_DEVICES))
+FLOOR_RELEASE = ("; rm -f /run/udev/rules.d/*seatd-lease*; udevadm control --reload; "
+                 "udevadm trigger --action=change --settle $(cat %s)" % FLOOR_DEVICES)
+
+
 def bring_up(rig, kind):
+    """Rounds of a seat's start, lease to X server ready, against its floor:
+    the same lease and the same Xorg by hand (lease-probe), and for a lab
+    seat, its devices given to it by hand before (FLOOR_ASSIGN)."""
     one = seat_map("x11", [seat(kind, "s1", 2, "lab1")], general="restart = never\n")
     rig.run("mkdir -p /etc/seatd-lease")
     rig.write_file(CONFIG, one.encode())
@@ -64,15 +80,24 @@ def bring_up(rig, kind):
     sup.start()
     sup.wait_state("s1", "running")
     rig.run("cp %s/s1/xorg.conf /tmp/floor.conf" % RUNTIME_DIR)
+    assign, release, seat_id = "", "", "seat-floor"
+    if kind == "lab":
+        rig.run("rm -rf {0} && mkdir {0} && cp /run/udev/rules.d/*seatd-lease* {0}/"
+                .format(FLOOR_RULES))
+        rig.run("udevadm info --export-db | awk '/^P: / {p = $2} /^E: ID_SEAT=seat-s1$/ "
+                "{print \"/sys\" p}' >%s" % FLOOR_DEVICES)
+        assert int(rig.run("wc -l <%s" % FLOOR_DEVICES).stdout) >= 3, \
+            rig.run("cat %s" % FLOOR_DEVICES).stdout
+        assign, release, seat_id = FLOOR_ASSIGN, FLOOR_RELEASE, "seat-s1"
     sup.stop()
-    xorg = ("/usr/lib/xorg/Xorg :20 -seat seat-floor -masterfd 3 -displayfd 4 -config "
-            "/tmp/floor.conf -logfile /tmp/floor.log -nolisten tcp -noreset")
+    xorg = ("/usr/lib/xorg/Xorg :20 -seat %s -masterfd 3 -displayfd 4 -config "
+            "/tmp/floor.conf -logfile /tmp/floor.log -nolisten tcp -noreset" % seat_id)
     floor, ours = [], []
     for _ in range(BRING_UP_ROUNDS):
         floor.append(timed(
-            rig, "rm -f /tmp/floor.ready; DISPLAY=:0 XAUTHORITY=%s %s Virtual-2 lab1 %s "
-            "4>/tmp/floor.ready & p=$!" % (rigmod.XAUTHORITY, PROBE, xorg),
-            "[ -s /tmp/floor.ready ]", "kill $p; wait $p"))
+            rig, "rm -f /tmp/floor.ready; %sDISPLAY=:0 XAUTHORITY=%s %s Virtual-2 lab1 %s "
+            "4>/tmp/floor.ready & p=$!" % (assign, rigmod.XAUTHORITY, PROBE, xorg),
+            "[ -s /tmp/floor.ready ]", "kill $p; wait $p" + release))
         ours.append(timed(
             rig, "%s -v -c %s seat s1 2>/tmp/ours.log & p=$!" % (BIN, CONFIG),
             "grep -q 'X server ready' /tmp/ours.log", "kill $p; wait $p"))
@@ -149,7 +174,8 @@ def seat_restart(rig, kind):
     ready = "[ $(grep -c 'seat s1: X server ready' %s) -gt $n ]" % log
     count = "n=$(grep -c 'seat s1: X server ready' %s); " % log
     with Supervisor(rig, one) as sup:
-        for _ in range(ROUNDS):
+        # As many rounds as bring-up's, in turn: 5 overlapped too much to say.
+        for _ in range(BRING_UP_ROUNDS):
             sup.wait_state("s1", "running")
             kept.append(timed(rig, count + "kill -9 $(awk '/^xserver /{print $2}' "
                               "%s/s1/pids)" % RUNTIME_DIR, ready, "true"))
@@ -313,12 +339,19 @@ def print_figures(rig, kind, got, report):
 
 
 def main():
+    """Both kinds of seats; SEATD_LEASE_BENCH_KINDS=lab (or bare) for one of
+    them, when only its figures are wanted."""
+    kinds = os.environ.get("SEATD_LEASE_BENCH_KINDS", "bare,lab").split(",")
+    if not kinds or set(kinds) - {"bare", "lab"}:
+        sys.exit("SEATD_LEASE_BENCH_KINDS: bare, lab or bare,lab, not %r" % ",".join(kinds))
     report = budgets.Report()
     print("seatd-lease figures on the rig (%s)" % time.strftime("%Y-%m-%d"))
-    with rigmod.Rig("bench", heads=3, xorg=False) as rig:
-        measure(rig, "bare", report)
-    with rigmod.Rig("bench-lab", heads=3, xorg=False, init="systemd") as rig:
-        measure(rig, "lab", report)
+    if "bare" in kinds:
+        with rigmod.Rig("bench", heads=3, xorg=False) as rig:
+            measure(rig, "bare", report)
+    if "lab" in kinds:
+        with rigmod.Rig("bench-lab", heads=3, xorg=False, init="systemd") as rig:
+            measure(rig, "lab", report)
     print("\nagainst the budgets (budgets.py; docs/figures.md):")
     report.print()
     return 0

@@ -1,5 +1,5 @@
-"""The Debian package in the rig's systemd guest, for test_package.py and
-upgrade_soak.py: the two .debs scripts/package built from this tree, a guest
+"""The Debian package in the rig's systemd guest, for test_package.py (and
+the upgrade soak to come): the two .debs scripts/package built from this tree, a guest
 that has never seen seatd-lease, apt-get run offline, and what an upgrade
 must keep of each seat.
 
