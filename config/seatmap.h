@@ -22,6 +22,8 @@
 /* runtime_dir when the file gives none (and where clients look for the
  * daemon when they cannot read the file). */
 #define SEATMAP_DEFAULT_RUNTIME_DIR "/run/seatd-lease"
+/* The seat map that every program reads unless told another. */
+#define SEATMAP_DEFAULT_PATH "/etc/seatd-lease/seats.ini"
 
 /* seat_runtime_size when the file gives none: the size of each seat's file
  * system in runtime_dir (runtime_dir/NAME). */

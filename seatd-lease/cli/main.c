@@ -16,7 +16,7 @@
 #include "values.h"
 #include "xserver-cmd.h"
 
-#define DEFAULT_CONFIG "/etc/seatd-lease/seats.ini"
+#define DEFAULT_CONFIG SEATMAP_DEFAULT_PATH
 
 static void usage(FILE *out) {
 	fprintf(out,

@@ -46,10 +46,26 @@ static void the_x_server_runs_on_the_lease(void **state) {
 	strv_free(argv);
 }
 
+/* SDDM 0.19's words (XorgDisplayServer.cpp): no display number, -displayfd
+ * for Xorg to say which it took, the seat last, a VT only on seat0. */
+static void sddm_s_words_pass_through(void **state) {
+	struct seat_config seat = {.name = "lab-2"};
+	struct seatmap map = {.xserver = "/usr/lib/xorg/Xorg"};
+	char *args[] = {"-nolisten", "tcp", "-auth", "/var/run/sddm/{0c5d}", "-background", "none",
+			"-noreset", "-displayfd", "17", "-seat", "seat-lab-2"};
+	assert_string_equal(xserver_dm_seat(11, args), "seat-lab-2");
+	char **argv = xserver_dm_argv(&map, &seat, 11, args, 5, "/proc/self/fd/6");
+	assert_string_equal(joined(argv), "/usr/lib/xorg/Xorg -nolisten tcp -auth /var/run/sddm/{0c5d} "
+			"-background none -noreset -displayfd 17 -seat seat-lab-2 -masterfd 5 "
+			"-config /proc/self/fd/6");
+	strv_free(argv);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_seat_is_found),
 		cmocka_unit_test(the_x_server_runs_on_the_lease),
+		cmocka_unit_test(sddm_s_words_pass_through),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

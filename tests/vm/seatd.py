@@ -11,6 +11,8 @@ import time
 import rig as rigmod
 
 BIN = os.path.join(rigmod.build_dir(), "seatd-lease", "seatd-lease")
+# `seatd-lease xserver` as one program, for SDDM's ServerPath.
+XSERVER_WRAPPER = os.path.join(rigmod.build_dir(), "seatd-lease", "seatd-lease-xserver")
 UNITS = os.path.join(rigmod.build_dir(), "units")
 CONFIG = "/etc/seatd-lease/seats.ini"
 # The PAM service seatd-lease-session opens, as meson installs it.

@@ -15,8 +15,8 @@ import pytest
 import reuse
 import rig as rigmod
 import seatd
-from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, install_units, setup_users,
-                   status_json, wait_prop)
+from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, XSERVER_WRAPPER, install_units,
+                   setup_users, status_json, wait_prop)
 
 DEBS = os.path.join(rigmod.build_dir(), "vm", "debs")
 GUEST_PACKAGES = "lightdm lightdm-gtk-greeter"
@@ -367,7 +367,11 @@ def test_display_manager_seats(rig):
     which runs Xorg on the seat's lease; a login on a seat is a local,
     active session on that seat."""
     conf = "/etc/lightdm/lightdm.conf.d/70-seatd-lease.conf"
-    rig.write_file(conf, ("[Seat:seat-lab-*]\nxserver-command=%s xserver\n" % BIN).encode())
+    # Both forms of the X server command: the command's (lab-3), and the
+    # one program that SDDM's ServerPath needs (lab-2).
+    rig.write_file(conf, ("[Seat:seat-lab-3]\nxserver-command=%s xserver\n"
+                          "[Seat:seat-lab-2]\nxserver-command=%s\n"
+                          % (BIN, XSERVER_WRAPPER)).encode())
     restart_lightdm(rig)
     start_daemon(rig, dm_map([("lab-2", 2), ("lab-3", 3)]), 2)
     blocker = None

@@ -105,7 +105,8 @@ def test_install_upgrade_downgrade_remove_purge_reinstall(rig):
     assert rig.run("ls -A /etc/seatd-lease").stdout == ""
     assert rig.run("dpkg-query -W -f='${Conffiles}' seatd-lease").stdout.split()[0] == PAM_FILE
     for path in (SESSION_HELPER, "/usr/libexec/seatd-lease-identify",
-                 "/usr/libexec/seatd-lease-assign-screen", POLKIT_RULE,
+                 "/usr/libexec/seatd-lease-assign-screen", "/usr/libexec/seatd-lease-xserver",
+                 POLKIT_RULE,
                  "/lib/systemd/system/seatd-lease@.service",
                  "/usr/share/man/man8/seatd-lease.8.gz", "/usr/share/man/man5/seats.ini.5.gz",
                  "/usr/share/doc/seatd-lease/seats.ini.example"):
