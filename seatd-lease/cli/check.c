@@ -7,6 +7,7 @@
 #include "load.h"
 #include "machine.h"
 #include "probe.h"
+#include "input.h"
 #include "seat0-keyboard.h"
 #include "values.h"
 
@@ -76,7 +77,7 @@ int cmd_check(const char *path, bool probe) {
 		print_seat(&map->seats[i]);
 	}
 	char warning[1024];
-	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+	if (seat0_keyboard_warning(input_count_keyboards(map), warning, sizeof(warning))) {
 		fprintf(stderr, "warning: %s\n", warning);
 	}
 	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, warning, sizeof(warning))) {

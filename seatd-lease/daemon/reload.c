@@ -77,9 +77,10 @@ static void apply(struct fleet *fleet, struct seatmap *map, FILE *report) {
 	free(steps);
 	free(before);
 	free(seats);
-	input_check_overlaps(map);
+	struct seat0_keyboards keyboards;
+	input_check_overlaps(map, &keyboards);
 	char warning[1024];
-	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+	if (seat0_keyboard_warning(keyboards, warning, sizeof(warning))) {
 		fprintf(report, "warning: %s\n", warning);
 	}
 	fprintf(report, "reloaded %s: %u started, %u stopped, %u restarted, %u unchanged\n",

@@ -239,9 +239,10 @@ int supervisor_run(struct seatmap *map) {
 	/* Every card of the map has had its try at systemd's store. */
 	master_store_drop_untaken();
 	takeover(&sup.fleet, map, sup.cgroups);
-	input_check_overlaps(map);
+	struct seat0_keyboards keyboards;
+	input_check_overlaps(map, &keyboards);
 	char warning[1024];
-	if (seat0_keyboard_check(map, warning, sizeof(warning))) {
+	if (seat0_keyboard_warning(keyboards, warning, sizeof(warning))) {
 		log_warning("%s", warning);
 	}
 	if (machine_sysrq_check(MACHINE_SYSRQ_PATH, warning, sizeof(warning))) {

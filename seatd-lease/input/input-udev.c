@@ -198,13 +198,21 @@ int input_send_change(const char *syspath) {
 	return ret;
 }
 
-struct overlaps {
+struct survey {
 	const struct seatmap *map;
-	int count;
+	bool log_overlaps;
+	int overlaps;
+	struct seat0_keyboards keyboards;
 };
 
-static void report_overlap(struct udev_device *dev, void *data) {
-	struct overlaps *o = data;
+static bool is_keyboard(struct udev_device *dev) {
+	const char *keyboard = udev_device_get_property_value(dev, "ID_INPUT_KEYBOARD");
+	return udev_device_get_devnode(dev) != NULL && keyboard != NULL &&
+			strcmp(keyboard, "1") == 0;
+}
+
+static void survey_one(struct udev_device *dev, void *data) {
+	struct survey *o = data;
 	const struct seatmap *map = o->map;
 	char seats[512] = "";
 	int n = 0;
@@ -215,24 +223,39 @@ static void report_overlap(struct udev_device *dev, void *data) {
 			n++;
 		}
 	}
-	if (n > 1) {
+	if (is_keyboard(dev)) {
+		o->keyboards.keyboards++;
+		o->keyboards.left += n == 0;
+	}
+	if (n > 1 && o->log_overlaps) {
 		const char *name = input_device_name(dev);
 		log_error("input device %s (%s) is matched by seats %s; a device belongs to "
 				"one seat: make their inputs tell it apart", name ? name : "?",
 				udev_device_get_devnode(dev), seats);
-		o->count++;
+		o->overlaps++;
 	}
 }
 
-int input_check_overlaps(const struct seatmap *map) {
+static struct survey survey(const struct seatmap *map, bool log_overlaps) {
+	struct survey o = {.map = map, .log_overlaps = log_overlaps};
 	struct udev *udev = udev_new();
-	if (udev == NULL) {
-		return 0;
+	if (udev != NULL) {
+		input_each_event_device(udev, survey_one, &o);
+		udev_unref(udev);
 	}
-	struct overlaps o = {.map = map};
-	input_each_event_device(udev, report_overlap, &o);
-	udev_unref(udev);
-	return o.count;
+	return o;
+}
+
+int input_check_overlaps(const struct seatmap *map, struct seat0_keyboards *keyboards) {
+	struct survey o = survey(map, true);
+	if (keyboards != NULL) {
+		*keyboards = o.keyboards;
+	}
+	return o.overlaps;
+}
+
+struct seat0_keyboards input_count_keyboards(const struct seatmap *map) {
+	return survey(map, false).keyboards;
 }
 
 struct probe {

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "poller.h"
+#include "seat0-keyboard.h"
 #include "seatmap.h"
 
 /*
@@ -106,9 +107,16 @@ int input_clean_stale_except(bool (*keep)(const char *seat, void *data), void *d
  * `udevadm trigger` does; 0, or -errno (-ENOENT: the device is gone). */
 int input_send_change(const char *syspath);
 
-/* Logs an error for every device that more than one seat of map matches
- * (naming the device and the seats); returns how many there are. */
-int input_check_overlaps(const struct seatmap *map);
+/* One look at the event devices udev knows, for what map does with them:
+ * logs an error for every device that more than one seat matches (naming
+ * the device and the seats), and, unless keyboards is NULL, counts into it
+ * the keyboards and those no seat takes (seat0's; seat0-keyboard.h).
+ * Returns how many devices more than one seat matches; all 0 when udev
+ * cannot be asked. */
+int input_check_overlaps(const struct seatmap *map, struct seat0_keyboards *keyboards);
+
+/* The keyboards alone, logging nothing (for `check`). */
+struct seat0_keyboards input_count_keyboards(const struct seatmap *map);
 
 /* The event nodes udev has on seat-NAME now, NULL-terminated (strv_free);
  * empty if udev cannot be asked. */

@@ -119,14 +119,14 @@ struct world {
 	/* The lessor links: shut down how often, told which map last. */
 	int links_shutdowns;
 	const struct seatmap *links_map;
-	/* What overlaps were checked on last (reload), and udev asked. */
+	/* What overlaps and seat0's keyboards were checked on last (start,
+	 * reload), and udev asked. */
 	const struct seatmap *overlaps_map;
 	int nodes_asked;
 	/* kernel.sysrq: unsafe, with this line (NULL: safe). */
 	const char *sysrq;
-	/* What seat0_keyboard_check says of the map it is given (NULL: nothing). */
-	const char *seat0;
-	const struct seatmap *seat0_map;
+	/* The keyboards input_check_overlaps counts on any map. */
+	struct seat0_keyboards keyboards;
 
 	/* The test's directory: the map, Xorg and the session are there. */
 	char dir[256];
@@ -377,15 +377,10 @@ void input_nodes_now(struct input_nodes *all) {
 void input_nodes_free(struct input_nodes *all) {
 }
 
-int input_check_overlaps(const struct seatmap *map) {
+int input_check_overlaps(const struct seatmap *map, struct seat0_keyboards *keyboards) {
 	world.overlaps_map = map;
+	*keyboards = world.keyboards;
 	return 0;
-}
-
-bool seat0_keyboard_check(const struct seatmap *map, char *line, size_t len) {
-	world.seat0_map = map;
-	snprintf(line, len, "%s", world.seat0 != NULL ? world.seat0 : "");
-	return world.seat0 != NULL;
 }
 
 bool machine_sysrq_check(const char *path, char *line, size_t len) {
