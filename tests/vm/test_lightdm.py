@@ -15,6 +15,7 @@ import pytest
 import reuse
 import rig as rigmod
 import seatd
+from dm import USERS, add_lab_users, session_env, session_of, type_text
 from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, XSERVER_WRAPPER, install_units,
                    setup_users, status_json, wait_prop)
 
@@ -28,8 +29,6 @@ TAKE_X0 = "/run/rig-take-x0"
 # The recipe's snippet for the primary X server.
 DONT_VT_SWITCH = "/etc/X11/xorg.conf.d/90-seatd-lease.conf"
 DONT_VT_SWITCH_TEXT = 'Section "ServerFlags"\n\tOption "DontVTSwitch" "true"\nEndSection\n'
-# Lab users who log in through the greeters, with the colour their session paints.
-USERS = {"ada": "#8040c0", "bob": "#c08020"}
 # XDMCP offers the display manager the X server's addresses, never a loopback
 # one: a lab PC has its network card's, the rig's guest this one.
 GUEST_ADDRESS = "10.0.2.15"
@@ -74,16 +73,7 @@ def rig(request):
         # user's colour, says where it runs, and ends with its X connection.
         r.write_file("/etc/lightdm/lightdm.conf.d/50-rig.conf",
                      b"[Seat:*]\ngreeter-hide-users=true\nuser-session=rig-paint\n")
-        r.write_file("/usr/local/bin/rig-paint",
-                     b'#!/bin/sh\nenv >"$HOME/session.env"\n'
-                     b'xsetroot -solid "$(cat "$HOME/colour")"\nexec xev -root >/dev/null\n',
-                     mode=0o755)
-        r.write_file("/usr/share/xsessions/rig-paint.desktop",
-                     b"[Desktop Entry]\nName=Rig paint\nExec=/usr/local/bin/rig-paint\n"
-                     b"Type=Application\n")
-        for user, colour in USERS.items():
-            r.run("useradd -m -d /tmp/home/{0} -s /bin/sh {0} && echo {0}:{0}pw | chpasswd && "
-                  "echo '{1}' >/tmp/home/{0}/colour".format(user, colour))
+        add_lab_users(r)
         # The seats' X servers run as these.
         setup_users(r, ["lab1", "lab2"])
         install_units(r)
@@ -232,11 +222,6 @@ def test_lightdm_lab(rig):
     assert active_vt(rig) == "tty7"
 
 
-def type_text(r, head, text):
-    for ch in text:
-        r.send_key(head, "ret" if ch == "\n" else ch)
-
-
 def log_in(r, head, user):
     """Type user and password into the greeter on head's keyboard."""
     prompts = lightdm_log(r).count("Prompt greeter")
@@ -249,11 +234,6 @@ def log_in(r, head, user):
         time.sleep(0.3)
     time.sleep(1)
     type_text(r, head, user + "pw\n")
-
-
-def session_env(r, user):
-    out = r.run("cat /tmp/home/%s/session.env" % user, check=False).stdout
-    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
 def test_xdmcp_login_on_every_seat(rig):
@@ -348,17 +328,6 @@ def wait_seat_xserver(r, seat, timeout=90):
                                  check=False).stdout[-3000:], lightdm_log(r)[-3000:])
         time.sleep(0.5)
     return seat_xserver(r, seat)
-
-
-def session_of(r, user):
-    """loginctl show-session's properties of user's graphical session."""
-    out = r.run("for s in $(loginctl list-sessions --no-legend | awk '$3 == \"%s\" {print $1}');"
-                " do loginctl show-session $s; echo; done" % user).stdout
-    for block in out.split("\n\n"):
-        props = dict(line.split("=", 1) for line in block.splitlines() if "=" in line)
-        if props.get("Type") == "x11":
-            return props
-    return {}
 
 
 def test_display_manager_seats(rig):
