@@ -1,6 +1,12 @@
 """What the display managers' tests share (test_lightdm.py, test_sddm.py):
-lab users who log in through a greeter and the session that paints their
-colour, keys typed on a head, and what a login became."""
+the seat map of display managers' seats, lab users who log in through a
+greeter and the session that paints their colour, keys typed on a head, and
+what a login became."""
+
+import time
+
+import rig as rigmod
+from seatd import RUNTIME_DIR
 
 # Lab users who log in through the greeters, with the colour their session paints.
 USERS = {"ada": "#8040c0", "bob": "#c08020"}
@@ -25,6 +31,20 @@ def add_lab_users(r, sessions_dir="/usr/share/xsessions"):
               .format(user, colour))
 
 
+def dm_map(seats):
+    """Display managers' seats, (name, head) each: leased from the X server
+    the display manager runs on seat0, whatever its number (display =
+    seat0), their X servers started by the display manager through
+    `seatd-lease xserver` or seatd-lease-xserver."""
+    lines = ["[general]", "lessor = x11", "display = seat0", "runtime_dir = %s" % RUNTIME_DIR,
+             "", "[seat:*]", "mode = 1024x768", "session = display-manager"]
+    for name, head in seats:
+        lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
+                  "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
+                                               rigmod.pointer_id_path(head))]
+    return "\n".join(lines) + "\n"
+
+
 def type_text(r, head, text):
     keys = {"\n": "ret", "\t": "tab"}
     for ch in text:
@@ -46,3 +66,15 @@ def session_of(r, user):
         if props.get("Type") == "x11":
             return props
     return {}
+
+
+def assert_seats_gone(r):
+    """Once seatd-lease has stopped, the display manager's seats have gone
+    with it: no X server on a lease, no logind seat but seat0, no rules."""
+    # ([s]: the pattern must not match the shell that runs it.)
+    r.wait_until("! pgrep -f -- '-seat [s]eat-lab'", timeout=60)
+    deadline = time.monotonic() + 30
+    while r.run("loginctl --no-legend list-seats").stdout.split() != ["seat0"]:
+        assert time.monotonic() < deadline, r.run("loginctl list-seats").stdout
+        time.sleep(0.5)
+    assert r.run("ls -A /run/udev/rules.d 2>/dev/null | grep seatd-lease || true").stdout == ""

@@ -15,7 +15,8 @@ import pytest
 import reuse
 import rig as rigmod
 import seatd
-from dm import USERS, add_lab_users, session_env, session_of, type_text
+from dm import (USERS, add_lab_users, assert_seats_gone, dm_map, session_env, session_of,
+                type_text)
 from seatd import (BIN, CONFIG, RUNTIME_DIR, SEAT_COLOURS, XSERVER_WRAPPER, install_units,
                    setup_users, status_json, wait_prop)
 
@@ -278,19 +279,6 @@ def test_xdmcp_login_on_every_seat(rig):
     rig.wait_until("! pgrep -u bob -x xev", timeout=30)
 
 
-def dm_map(seats):
-    """Display managers' seats: leased from the X server LightDM
-    runs on seat0, whatever its number (display = seat0), their X servers
-    started by LightDM through `seatd-lease xserver`."""
-    lines = ["[general]", "lessor = x11", "display = seat0", "runtime_dir = %s" % RUNTIME_DIR,
-             "", "[seat:*]", "mode = 1024x768", "session = display-manager"]
-    for name, head in seats:
-        lines += ["", "[seat:%s]" % name, "outputs = Virtual-%d" % head,
-                  "inputs = path:%s path:%s" % (rigmod.keyboard_id_path(head),
-                                               rigmod.pointer_id_path(head))]
-    return "\n".join(lines) + "\n"
-
-
 def seat_xserver(r, seat):
     """(pid, display) of the X server running for logind seat seat-NAME, or
     None."""
@@ -461,15 +449,8 @@ def test_display_manager_seats(rig):
         if blocker:
             rig.run("kill %s; rm -f /tmp/.X0-lock %s; rm -rf %s; systemctl daemon-reload"
                     % (blocker, TAKE_X0, LIGHTDM_DROPIN), check=False)
-    # LightDM's seats go with seatd-lease's: no X server on a lease, no
-    # logind seat, no rules; the outputs are the primary's again.
-    # ([s]: the pattern must not match the shell that runs it.)
-    rig.wait_until("! pgrep -f -- '-seat [s]eat-lab'", timeout=60)
-    deadline = time.monotonic() + 30
-    while rig.run("loginctl --no-legend list-seats").stdout.split() != ["seat0"]:
-        assert time.monotonic() < deadline, rig.run("loginctl list-seats").stdout
-        time.sleep(0.5)
-    assert rig.run("ls -A /run/udev/rules.d 2>/dev/null | grep seatd-lease || true").stdout == ""
+    # LightDM's seats go with seatd-lease's; the outputs are the primary's again.
+    assert_seats_gone(rig)
     display, auth = wait_seat0_xserver(rig)
     outputs = rig.run("DISPLAY=%s XAUTHORITY=%s xrandr" % (display, auth)).stdout
     for head in (2, 3):
