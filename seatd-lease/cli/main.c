@@ -16,8 +16,6 @@
 #include "values.h"
 #include "xserver-cmd.h"
 
-#define DEFAULT_CONFIG SEATMAP_DEFAULT_PATH
-
 static void usage(FILE *out) {
 	fprintf(out,
 		"Usage: seatd-lease [OPTIONS] [COMMAND]\n"
@@ -47,7 +45,7 @@ static void usage(FILE *out) {
 		"                 manager's seat (-seat seat-NAME), Xorg on the seat's lease\n"
 		"\n"
 		"Options:\n"
-		"  -c, --config FILE  the seat map (default " DEFAULT_CONFIG ")\n"
+		"  -c, --config FILE  the seat map (default " SEATMAP_DEFAULT_PATH ")\n"
 		"  -v, --verbose      log more (twice for debug)\n"
 		"  -h, --help         show this help\n"
 		"      --version      show the version\n"
@@ -220,7 +218,7 @@ static int parse_options(int argc, char *argv[], struct options *o) {
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	*o = (struct options){.config = DEFAULT_CONFIG};
+	*o = (struct options){.config = SEATMAP_DEFAULT_PATH};
 	int opt;
 	/* '+': options stop at the command, whose own arguments follow it. */
 	while ((opt = getopt_long(argc, argv, "+c:vh", options, NULL)) != -1) {
