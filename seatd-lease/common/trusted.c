@@ -33,19 +33,38 @@ static int refuse(int fd, int e, char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* Checks what fd (the component `so_far`) is, as the last one or one on the way. */
-static int check(int fd, const char *so_far, bool last, mode_t type, char *err, size_t errlen) {
+/* The last component owned by a system account (0 < uid < below) and
+ * writable by its owner alone. */
+static bool system_owned(const struct stat *st, uid_t below) {
+	return st->st_uid != 0 && st->st_uid < below && (st->st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/* Checks what fd (the component `so_far`) is, as the last one or one on the
+ * way; the last may be owned by a uid below `below` (see trusted_open_owned). */
+static int check(int fd, const char *so_far, bool last, mode_t type, uid_t below, char *err,
+		size_t errlen) {
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		return refuse(fd, errno, err, errlen, "cannot stat %s: %s", so_far, strerror(errno));
 	}
-	if (st.st_uid != 0) {
+	/* A system account's file, never its directory: its owner could put
+	 * anything in it. */
+	if (type != S_IFREG) {
+		below = 1;
+	}
+	if (st.st_uid != 0 && !(last && st.st_uid < below)) {
+		if (last && below > 1) {
+			return refuse(fd, EPERM, err, errlen, "%s is owned by uid %u, neither root "
+					"nor a system account (uid below %u)", so_far,
+					(unsigned)st.st_uid, (unsigned)below);
+		}
 		return refuse(fd, EPERM, err, errlen, "%s is owned by uid %u, not root", so_far,
 				(unsigned)st.st_uid);
 	}
-	if (last ? !trusted_stat(&st) : !trusted_dir(&st)) {
-		return refuse(fd, EPERM, err, errlen, "%s is writable by others than root (mode %o)",
-				so_far, (unsigned)(st.st_mode & 07777));
+	if (last ? !(trusted_stat(&st) || system_owned(&st, below)) : !trusted_dir(&st)) {
+		return refuse(fd, EPERM, err, errlen, "%s is writable by others than %s (mode %o)",
+				so_far, st.st_uid == 0 ? "root" : "its owner",
+				(unsigned)(st.st_mode & 07777));
 	}
 	if (last && (st.st_mode & S_IFMT) != type) {
 		return refuse(fd, type == S_IFDIR ? ENOTDIR : EINVAL, err, errlen, "%s is not a %s",
@@ -73,6 +92,11 @@ static int open_component(int dir, const char *name, int how, const char *so_far
 }
 
 int trusted_open(const char *path, int flags, mode_t type, char *err, size_t errlen) {
+	return trusted_open_owned(path, flags, type, 1, err, errlen);
+}
+
+int trusted_open_owned(const char *path, int flags, mode_t type, uid_t below, char *err,
+		size_t errlen) {
 	if (path[0] != '/' || strlen(path) >= PATH_MAX) {
 		return refuse(-1, EINVAL, err, errlen, "%s is not an absolute path", path);
 	}
@@ -83,10 +107,10 @@ int trusted_open(const char *path, int flags, mode_t type, char *err, size_t err
 	}
 	const char *p = path + strspn(path, "/");
 	if (*p == '\0') {
-		return type == S_IFDIR ? check(dir, "/", true, type, err, errlen)
+		return type == S_IFDIR ? check(dir, "/", true, type, 1, err, errlen)
 			: refuse(dir, EINVAL, err, errlen, "/ is not a regular file");
 	}
-	if (check(dir, "/", false, S_IFDIR, err, errlen) < 0) {
+	if (check(dir, "/", false, S_IFDIR, 1, err, errlen) < 0) {
 		return -1;
 	}
 	for (;;) {
@@ -104,7 +128,7 @@ int trusted_open(const char *path, int flags, mode_t type, char *err, size_t err
 		name[len] = '\0';
 		int fd = open_component(dir, name, last ? flags : O_RDONLY | O_DIRECTORY, so_far,
 				err, errlen);
-		if (fd < 0 || (fd = check(fd, so_far, last, type, err, errlen)) < 0 || last) {
+		if (fd < 0 || (fd = check(fd, so_far, last, type, below, err, errlen)) < 0 || last) {
 			return fd;
 		}
 		dir = fd;

@@ -17,6 +17,9 @@
 #define SESSIONS_DIR "/run/systemd/sessions"
 #define X11_SOCKET_DIR "/tmp/.X11-unix"
 #define CMDLINE_MAX 16384
+/* The first uid of a person's account (Debian's adduser FIRST_UID, login.defs
+ * UID_MIN): those below are system accounts, as a display manager's is. */
+#define FIRST_PERSON_UID 1000
 
 const char *logind_x11_cmdline_auth(const char *cmdline, size_t len) {
 	size_t i = 0;
@@ -135,10 +138,12 @@ static bool server_auth(pid_t pid, const char *display, char *xauthority, size_t
 	bool ok = true;
 	if (file != NULL) {
 		/* LightDM's is under /var/run, root's link to /run: resolved, then
-		 * every component checked. */
+		 * every component checked. SDDM's (/run/sddm/{uuid}) is its own
+		 * account's, in a directory of root's. */
 		char *real = realpath(file, NULL);
 		char why[512] = "";
-		int afd = real != NULL ? trusted_open(real, O_RDONLY, S_IFREG, why, sizeof(why)) : -1;
+		int afd = real != NULL ? trusted_open_owned(real, O_RDONLY, S_IFREG,
+				FIRST_PERSON_UID, why, sizeof(why)) : -1;
 		if (afd < 0) {
 			snprintf(err, errlen, "X server %s's -auth %s: %s", display, file,
 					real == NULL ? strerror(errno) : why);

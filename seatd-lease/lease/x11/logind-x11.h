@@ -13,7 +13,10 @@
  * /run/systemd/sessions); the server listening on that display's socket,
  * proven root's by the socket's peer credentials (not by a lock file
  * anyone can write); and the file after -auth on that server's command
- * line, which trusted_open() must accept.
+ * line, which trusted_open_owned() must accept: reached through
+ * directories of root's alone, and owned by root or by a system account
+ * (SDDM gives its X server's to its own sddm account), its owner alone
+ * able to write it.
  */
 struct logind_x11 {
 	char display[32];           /* ":N" */
