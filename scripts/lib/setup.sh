@@ -20,9 +20,9 @@ SEATD_LEASE_PACKAGES="
 "
 
 # What the rig's guest installs for itself (tests/vm/test_lightdm.py,
-# test_logind.py, test_wayland_logind.py) and the host must not: a display
-# manager would take over a newcomer's desktop.
-SEATD_LEASE_GUEST_PACKAGES="lightdm lightdm-gtk-greeter udisks2 acl cage sway xwayland"
+# test_sddm.py, test_logind.py, test_wayland_logind.py) and the host must
+# not: a display manager would take over a newcomer's desktop.
+SEATD_LEASE_GUEST_PACKAGES="lightdm lightdm-gtk-greeter sddm udisks2 acl cage sway xwayland"
 
 die() {
 	echo "$0: $*" >&2
