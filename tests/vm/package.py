@@ -1,7 +1,7 @@
-"""The Debian package in the rig's systemd guest, for test_package.py (and
-the upgrade soak to come): the two .debs scripts/package built from this tree, a guest
-that has never seen seatd-lease, apt-get run offline, and what an upgrade
-must keep of each seat.
+"""The Debian package in the rig's systemd guest, for test_package.py and
+the upgrade soak (upgrade_soak.py): the two .debs scripts/package built
+from this tree, a guest that has never seen seatd-lease, apt-get run
+offline, and what an upgrade must keep of each seat.
 
 The .debs: this tree's version (debian/changelog) and the same tree built as
 version V+rig1, whose binary differs (its --version). scripts/test builds
@@ -13,9 +13,11 @@ import contextlib
 import os
 import re
 import subprocess
+import time
 
 import rig as rigmod
-from seatd import PRIMARY, RUNTIME_DIR, SEAT_COLOURS, seat_map, setup_users
+from seatd import PRIMARY, RUNTIME_DIR, SEAT_COLOURS, HeadSampler, seat_map, setup_users, \
+    wait_prop
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PACKAGES = os.environ.get("SEATD_LEASE_PACKAGES", os.path.join(TOP, "build", "package"))
@@ -51,13 +53,14 @@ def deb(version):
     return path
 
 
-def the_map():
+def the_map(extra=""):
     """s1: a lab seat, its session opened through PAM; s2: a kiosk, restarted
-    whatever ends it. Both on the primary's outputs (the x11 lessor)."""
+    whatever ends it. Both on the primary's outputs (the x11 lessor); extra:
+    lines for both seats."""
     return seat_map("x11", [
-        dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0]),
+        dict(name="s1", outputs="Virtual-2", user="lab1", colour=SEAT_COLOURS[0], extra=extra),
         dict(name="s2", outputs="Virtual-3", user="lab2", colour=SEAT_COLOURS[1],
-             extra="restart = always\n"),
+             extra="restart = always\n" + extra),
     ])
 
 
@@ -117,3 +120,43 @@ def outputs(rig):
     """Each of the primary's outputs: connected, or disconnected (leased)."""
     xrandr = rig.run("xrandr --query", env=rig.x_env()).stdout
     return dict(re.findall(r"^(Virtual-\d+) (connected|disconnected)", xrandr, re.M))
+
+
+# The line each seat a daemon takes over logs.
+ADOPTED = r"^seat s[12]: adopted from an earlier run: X server pid"
+
+
+def running(rig):
+    wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
+
+
+def change_version(rig, version, downgrade=False):
+    """An upgrade or a downgrade to version while both seats run: every seat's
+    X server, PAM session and logind session kept, each head showing its seat
+    throughout (sampled), the daemon restarted on the new binary. Returns
+    (seconds from apt-get's start to both seats running, samples of head 2,
+    the longest gap between two samples of a head in s)."""
+    what = "downgrade" if downgrade else "upgrade"
+    before = seats_facts(rig)
+    main = prop(rig, "MainPID")
+    adopted = len(re.findall(ADOPTED, journal(rig), re.M))
+    with HeadSampler(rig, [2, 3]) as sampler:
+        start = time.monotonic()
+        install(rig, version, downgrade)
+        running(rig)
+        took = time.monotonic() - start
+    assert prop(rig, "MainPID") != main, "the %s did not restart the daemon" % what
+    assert rig.run("readlink /proc/%s/exe" % prop(rig, "MainPID")).stdout == BIN + "\n"
+    log = journal(rig)
+    assert len(re.findall(ADOPTED, log, re.M)) == adopted + 2, log
+    assert "not adopted" not in log, log
+    assert seats_facts(rig) == before
+    for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
+        sampler.assert_never(head, PRIMARY)
+        low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
+        assert not low, "head %d did not show its seat throughout the %s: %s" % (head, what, low)
+    samples = len(sampler.shares(2, PRIMARY))
+    gap = max(sampler.gaps(2), sampler.gaps(3))
+    print("%s to %s: %.1f s, %d samples of head 2, longest gap %.2f s" %
+          (what, version, took, samples, gap), flush=True)
+    return took, samples, gap

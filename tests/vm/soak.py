@@ -107,18 +107,21 @@ def kernel_leases(rig):
 FILES = "find %s -mindepth 1 ! -name Xorg.log.old" % RUNTIME_DIR
 
 
-def snapshot(rig, label, elapsed):
-    pid = daemon_pid(rig)
+def snapshot(rig, label, elapsed, pid=None, users=USERS):
+    """The columns, of the daemon pid (default: the one soak.py started) and
+    the seat users users."""
+    pid = pid or daemon_pid(rig)
     rss = rig.run("awk '/^VmRSS/ {print $2}' /proc/%d/status" % pid).stdout.strip()
     return dict(label=label, fds=count(rig, "ls /proc/%d/fd" % pid), rss=int(rss),
                 leases=kernel_leases(rig),
-                procs=count(rig, "pgrep -u %s || true" % ",".join(USERS)),
+                procs=count(rig, "pgrep -u %s || true" % ",".join(users)),
                 rules=count(rig, "ls -A /run/udev/rules.d 2>/dev/null || true"),
                 files=count(rig, FILES), file_list=rig.run(FILES).stdout.split(),
                 elapsed=elapsed)
 
 
-def print_table(rows, figures):
+def print_table(rows, figures, what="Seconds until every seat runs again "
+                "(hostile control: each status round trip)"):
     cols = [("after", "label"), ("daemon fds", "fds"), ("RSS KiB", "rss"),
             ("leases (kernel)", "leases"), ("seat users' procs", "procs"),
             ("rules.d files", "rules"), ("runtime_dir files", "files"),
@@ -139,7 +142,7 @@ def print_table(rows, figures):
                 cells.append("%d" % v + (" (%+d)" % d if d else ""))
         print("| " + " | ".join(cells) + " |")
     print()
-    print("Seconds until every seat runs again (hostile control: each status round trip):")
+    print(what + ":")
     for name, times in figures.items():
         if times:
             p95 = sorted(times)[int(0.95 * (len(times) - 1))]

@@ -17,10 +17,10 @@ import pytest
 
 import rig as rigmod
 import seatd
-from package import (BIN, PAM_FILE, POLKIT_RULE, SESSION_HELPER, UNIT, USERS, APT, deb,
-                     install, journal, outputs, package_guest, prop, seats_facts, the_map,
-                     versions)
-from seatd import CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, seat_map, wait_prop
+from package import (BIN, PAM_FILE, POLKIT_RULE, SESSION_HELPER, UNIT, USERS, APT,
+                     change_version, deb, install, journal, outputs, package_guest, prop,
+                     running, seats_facts, the_map, versions)
+from seatd import CONFIG, PRIMARY, RUNTIME_DIR, SEAT_COLOURS, seat_map
 
 # Pictures get 60 s: each seat's session is a logind login (as in test_systemd).
 assert_head = functools.partial(seatd.assert_head, timeout=60)
@@ -30,39 +30,6 @@ assert_head = functools.partial(seatd.assert_head, timeout=60)
 def rig():
     with package_guest("test_package") as r:
         yield r
-
-
-# The line each seat a daemon takes over logs.
-ADOPTED = r"^seat s[12]: adopted from an earlier run: X server pid"
-
-
-def running(rig):
-    wait_prop(rig, "seatd-lease", "StatusText", r"^2/2 seats running$")
-
-
-def change_version(rig, version, downgrade=False):
-    """An upgrade or a downgrade to version while both seats run: every seat's
-    X server, PAM session and logind session kept, each head showing its seat
-    throughout (sampled), the daemon restarted on the new binary."""
-    what = "downgrade" if downgrade else "upgrade"
-    before = seats_facts(rig)
-    main = prop(rig, "MainPID")
-    adopted = len(re.findall(ADOPTED, journal(rig), re.M))
-    with seatd.HeadSampler(rig, [2, 3]) as sampler:
-        install(rig, version, downgrade)
-        running(rig)
-    assert prop(rig, "MainPID") != main, "the %s did not restart the daemon" % what
-    assert rig.run("readlink /proc/%s/exe" % prop(rig, "MainPID")).stdout == BIN + "\n"
-    log = journal(rig)
-    assert len(re.findall(ADOPTED, log, re.M)) == adopted + 2, log
-    assert "not adopted" not in log, log
-    assert seats_facts(rig) == before
-    for head, colour in ((2, SEAT_COLOURS[0]), (3, SEAT_COLOURS[1])):
-        sampler.assert_never(head, PRIMARY)
-        low = [round(x, 2) for _, x in sampler.shares(head, colour) if x < 0.9]
-        assert not low, "head %d did not show its seat throughout the %s: %s" % (head, what, low)
-    print("%s to %s: %d samples of head 2, longest gap %.2f s" %
-          (what, version, len(sampler.shares(2, PRIMARY)), sampler.gaps(2)))
 
 
 def nothing_left(rig):
