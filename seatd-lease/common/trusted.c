@@ -126,9 +126,13 @@ int trusted_open_owned(const char *path, int flags, mode_t type, uid_t below, ch
 		char name[NAME_MAX + 1];
 		memcpy(name, p, len);
 		name[len] = '\0';
+		/* A file not root's only where no one else can have made it: not in
+		 * a sticky directory such as /tmp, where anyone may. */
+		struct stat parent;
+		uid_t may_own = last && fstat(dir, &parent) == 0 && trusted_stat(&parent) ? below : 1;
 		int fd = open_component(dir, name, last ? flags : O_RDONLY | O_DIRECTORY, so_far,
 				err, errlen);
-		if (fd < 0 || (fd = check(fd, so_far, last, type, below, err, errlen)) < 0 || last) {
+		if (fd < 0 || (fd = check(fd, so_far, last, type, may_own, err, errlen)) < 0 || last) {
 			return fd;
 		}
 		dir = fd;

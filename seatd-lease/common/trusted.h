@@ -27,10 +27,12 @@ bool trusted_stat(const struct stat *st);
 int trusted_open(const char *path, int flags, mode_t type, char *err, size_t errlen);
 
 /* As trusted_open(), but a regular file (type S_IFREG; never a directory,
- * on the way or asked for) may also be owned by a system account, a uid from 1 to below - 1, if no one
- * but that owner can write it. Every directory on the way is still root's
- * alone, so only root can have put the file there or can replace it; its
- * owner can change what it holds, no more. For what a display manager's
+ * on the way or asked for) may also be owned by a system account, a uid
+ * from 1 to below - 1, if no one but that owner can write it and its
+ * directory is root's alone, not sticky (in /tmp anyone may make a file).
+ * Every directory on the way is still root's, so only root can have put
+ * the file there or can replace it; its owner can change what it holds,
+ * no more. For what a display manager's
  * daemon (root) writes and gives to its own account: SDDM's X server
  * -auth file is the sddm user's. trusted_open() is below = 1 (root only). */
 int trusted_open_owned(const char *path, int flags, mode_t type, uid_t below, char *err,

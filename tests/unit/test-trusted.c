@@ -137,6 +137,28 @@ static void directory_of_system_account_never(void **state) {
 	assert_int_equal(errno, EPERM);
 }
 
+/* In a sticky directory anyone can make a file: a system account's there
+ * may be its own doing, not root's; root's own file there is as before. */
+static void system_account_file_in_a_sticky_directory_never(void **state) {
+	need_root();
+	char sticky[160];
+	snprintf(sticky, sizeof(sticky), "%s/sticky", dir);
+	assert_int_equal(mkdir(sticky, 0700), 0);
+	assert_int_equal(chmod(sticky, 01777), 0);
+	char inner[200];
+	snprintf(inner, sizeof(inner), "%s/auth", sticky);
+	int fd = open(inner, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(opens(inner, BELOW), 0);
+	assert_int_equal(chown(inner, SYSTEM_UID, SYSTEM_UID), 0);
+	assert_int_equal(opens(inner, BELOW), EPERM);
+	assert_non_null(strstr(err, "/sticky/auth is owned by uid 102, not root"));
+	/* The same directory without the sticky bit and others' write: taken. */
+	assert_int_equal(chmod(sticky, 0755), 0);
+	assert_int_equal(opens(inner, BELOW), 0);
+}
+
 static void link_refused(void **state) {
 	need_root();
 	const char *target = file("target", SYSTEM_UID, 0600);
@@ -153,6 +175,7 @@ int main(void) {
 		cmocka_unit_test(system_account_file_only_when_asked),
 		cmocka_unit_test(person_file_never),
 		cmocka_unit_test(directory_of_system_account_never),
+		cmocka_unit_test(system_account_file_in_a_sticky_directory_never),
 		cmocka_unit_test(link_refused),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
