@@ -47,11 +47,6 @@ static int check(int fd, const char *so_far, bool last, mode_t type, uid_t below
 	if (fstat(fd, &st) != 0) {
 		return refuse(fd, errno, err, errlen, "cannot stat %s: %s", so_far, strerror(errno));
 	}
-	/* A system account's file, never its directory: its owner could put
-	 * anything in it. */
-	if (type != S_IFREG) {
-		below = 1;
-	}
 	if (st.st_uid != 0 && !(last && st.st_uid < below)) {
 		if (last && below > 1) {
 			return refuse(fd, EPERM, err, errlen, "%s is owned by uid %u, neither root "
@@ -126,10 +121,13 @@ int trusted_open_owned(const char *path, int flags, mode_t type, uid_t below, ch
 		char name[NAME_MAX + 1];
 		memcpy(name, p, len);
 		name[len] = '\0';
-		/* A file not root's only where no one else can have made it: not in
-		 * a sticky directory such as /tmp, where anyone may. */
+		/* Who may own the last component besides root: a system account, for
+		 * a regular file alone (never a directory: its owner could put
+		 * anything in it), and only where no one else can have made it (not
+		 * in a sticky directory such as /tmp, where anyone may). */
 		struct stat parent;
-		uid_t may_own = last && fstat(dir, &parent) == 0 && trusted_stat(&parent) ? below : 1;
+		uid_t may_own = last && type == S_IFREG && fstat(dir, &parent) == 0
+				&& trusted_stat(&parent) ? below : 1;
 		int fd = open_component(dir, name, last ? flags : O_RDONLY | O_DIRECTORY, so_far,
 				err, errlen);
 		if (fd < 0 || (fd = check(fd, so_far, last, type, may_own, err, errlen)) < 0 || last) {
