@@ -50,6 +50,12 @@ uint64_t poller_now_ms(void) {
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+uint64_t poller_now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 struct poller *poller_create(void) {
 	struct poller *p = xcalloc(1, sizeof(*p));
 	p->deferred_tail = &p->deferred;

@@ -54,7 +54,8 @@ void poller_remove(struct poller_source *source);
 /* Waits for events and dispatches them; returns -1 on error, else 0. */
 int poller_dispatch(struct poller *poller);
 
-/* Milliseconds of CLOCK_MONOTONIC. */
+/* Milliseconds, and microseconds, of CLOCK_MONOTONIC. */
 uint64_t poller_now_ms(void);
+uint64_t poller_now_us(void);
 
 #endif

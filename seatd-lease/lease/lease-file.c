@@ -8,6 +8,7 @@
 
 #include "lessor.h"
 #include "log.h"
+#include "poller.h"
 
 /*
  * The lessee's file as the kernel sees it, for both lessors.
@@ -45,6 +46,7 @@ int lease_wipe(struct lease *lease, const char *seat) {
 		return 0;
 	}
 	int fd = lease->fd;
+	uint64_t began = poller_now_us();
 	drmModeRes *res = drmModeGetResources(fd);
 	if (res == NULL) {
 		log_warning("seat %s: cannot look at its lease to clear it: %s", seat,
@@ -63,8 +65,8 @@ int lease_wipe(struct lease *lease, const char *seat) {
 	drmModeFreeResources(res);
 	int handles = close_handles(fd);
 	log_info("seat %s: lease kept for the next X server; cleared %d framebuffer%s and "
-			"%d buffer%s the last one left", seat, fbs, fbs == 1 ? "" : "s", handles,
-			handles == 1 ? "" : "s");
+			"%d buffer%s the last one left, in %.3f ms", seat, fbs, fbs == 1 ? "" : "s",
+			handles, handles == 1 ? "" : "s", (double)(poller_now_us() - began) / 1000.0);
 	return 0;
 }
 

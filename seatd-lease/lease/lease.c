@@ -4,6 +4,7 @@
 
 #include "lease.h"
 #include "log.h"
+#include "poller.h"
 #include "text.h"
 
 void lessor_id_text(const struct lessor *l, uint32_t id, char *buf, size_t len) {
@@ -34,6 +35,7 @@ enum lease_result lease_plan_init(struct lease_plan *p, const char *seat, char *
 	p->seat = seat;
 	p->names = names;
 	p->n = n;
+	p->began_us = poller_now_us();
 	return LEASE_OK;
 }
 
@@ -199,12 +201,14 @@ void lease_plan_refused(const struct lessor *l, const struct lease_plan *p, cons
 	text_append(err, errlen, ": %s", why);
 }
 
-/* Logs the lease the seat got. */
+/* Logs the lease the seat got, and how long the asking took (the bench
+ * sets it against lease_wipe's, docs/figures.md). */
 static void leased(const struct lessor *l, const struct lease_plan *p, uint32_t id) {
 	char what[512] = "", lid[16];
 	describe(l, p, what, sizeof(what));
 	lessor_id_text(l, id, lid, sizeof(lid));
-	log_info("seat %s: leased %s from %s, lease %s", p->seat, what, l->where, lid);
+	log_info("seat %s: leased %s from %s, lease %s, in %.3f ms", p->seat, what, l->where, lid,
+			(double)(poller_now_us() - p->began_us) / 1000.0);
 }
 
 struct lease *lease_plan_created(struct lessor *l, const struct lease_plan *p, int fd,

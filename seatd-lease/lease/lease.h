@@ -114,6 +114,7 @@ struct lease_plan {
 	size_t n_avoid, n_ours, skip;
 	int attempts;
 	uint32_t chosen[LEASE_MAX_OBJECTS]; /* the assignment to ask for */
+	uint64_t began_us; /* CLOCK_MONOTONIC at lease_plan_init, for the log */
 };
 
 /* Starts a plan for the seat's outputs (names are the caller's, kept).

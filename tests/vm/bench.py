@@ -182,7 +182,15 @@ def seat_restart(rig, kind):
             sup.wait_state("s1", "running")
             fresh.append(timed(rig, count + "%s -c %s restart s1 >/dev/null" % (BIN, CONFIG),
                                ready, "true"))
-    return kept, fresh
+        text = sup.log()
+    # What each restart does that the other does not, as the daemon timed
+    # it: the kept lease's clearing of what the last X server left on it,
+    # and the fresh lease's asking (the first lease, the seat's start, is
+    # not a restart's).
+    wipes = [float(x) for x in re.findall(
+        r"seat s1: lease kept for the next X server; .* in ([\d.]+) ms", text)]
+    asks = [float(x) for x in re.findall(r"seat s1: leased .*, in ([\d.]+) ms", text)][1:]
+    return kept, fresh, wipes, asks
 
 
 def adoption(rig, kind):
@@ -317,10 +325,15 @@ def print_figures(rig, kind, got, report):
             print(strace_out)
         report.figure("%s, %s lessor: system calls in 10 s idle, 2 seats" % (kind, lessor),
                       idle, budgets.IDLE_CALLS, "")
-    kept, fresh = got["restart"]
+    kept, fresh, wipes, asks = got["restart"]
     print("a seat's restart, X server killed to the next one ready (%d rounds): lease kept %s; "
           "fresh lease (`restart NAME`) %s" % (len(kept), " ".join("%.3f" % x for x in kept),
                                                " ".join("%.3f" % x for x in fresh)))
+    print("  the kept lease cleared, ms: %s; the fresh lease asked for, ms: %s" % (
+        " ".join("%.3f" % x for x in wipes), " ".join("%.3f" % x for x in asks)))
+    if wipes and asks:
+        print("  medians: clearing %.3f ms, asking %.3f ms; the rest of either restart is the "
+              "X server's own start and the seat's, the same in both" % (med(wipes), med(asks)))
     report.figure("%s: restart with the lease kept against a fresh lease, ratio" % kind,
                   med(kept) / med(fresh), budgets.RESTART_KEPT_RATIO, "",
                   "%.3f s against %.3f s" % (med(kept), med(fresh)))
