@@ -59,13 +59,46 @@ def seat(kind, name, head, user, colour=None, extra=""):
 
 # A lab seat's floor gives the seat its devices by hand first, as an
 # administrator would: the rules files seatd-lease wrote, udev told to read
-# them, a change event on each device they give the seat, waited for.
+# them, a change event on each device they give the seat, waited for; the
+# seat's connectors (its logind master devices) first and the rest after,
+# as seatd-lease does, since logind ignores a device of a seat it does not
+# know yet (manager_process_seat_device: "Ignore non-master devices for
+# unknown seats"), and udev answers the events of one trigger in any order.
 FLOOR_RULES = "/tmp/floor-rules"
+FLOOR_MASTERS = "/tmp/floor.masters"
 FLOOR_DEVICES = "/tmp/floor.devices"
 FLOOR_ASSIGN = ("cp %s/* /run/udev/rules.d/ && udevadm control --reload && "
-                "udevadm trigger --action=change --settle $(cat %s) && " % (FLOOR_RULES, FLOOR_DEVICES))
+                "udevadm trigger --action=change --settle $(cat %s) && "
+                "{ [ ! -s %s ] || udevadm trigger --action=change --settle $(cat %s); } && "
+                % (FLOOR_RULES, FLOOR_MASTERS, FLOOR_DEVICES, FLOOR_DEVICES))
 FLOOR_RELEASE = ("; rm -f /run/udev/rules.d/*seatd-lease*; udevadm control --reload; "
-                 "udevadm trigger --action=change --settle $(cat %s)" % FLOOR_DEVICES)
+                 "udevadm trigger --action=change --settle $(cat %s %s)"
+                 % (FLOOR_MASTERS, FLOOR_DEVICES))
+# Of udev's database: the devices of seat ID_SEAT=$seat, "M path" for its
+# master devices (the tag master-of-seat), "D path" for the others.
+SEAT_DEVICES = r"""udevadm info --export-db | awk -v seat=%s '
+function out() { if (s) print (m ? "M" : "D"), "/sys" p; s = 0; m = 0 }
+/^P: / { out(); p = $2 }
+$0 == "E: ID_SEAT=" seat { s = 1 }
+/^[GQ]: master-of-seat$/ || /^E: (CURRENT_)?TAGS=.*:master-of-seat:/ { m = 1 }
+END { out() }'"""
+
+
+def floor_assignment(rig, seat_ids):
+    """While seatd-lease runs the seats seat_ids ("seat-NAME"), as a lab
+    runs them: their rules files and devices put aside for the floor, which
+    gives them by hand (FLOOR_ASSIGN before a round, FLOOR_RELEASE after)."""
+    rig.run("rm -rf {0} && mkdir {0} && cp /run/udev/rules.d/*seatd-lease* {0}/ && "
+            "rm -f {1} {2}".format(FLOOR_RULES, FLOOR_MASTERS, FLOOR_DEVICES))
+    for seat_id in seat_ids:
+        listed = rig.run(SEAT_DEVICES % seat_id).stdout.split("\n")
+        masters = [line[2:] for line in listed if line.startswith("M ")]
+        others = [line[2:] for line in listed if line.startswith("D ")]
+        # A connector, a keyboard and a pointer at least.
+        assert masters and len(others) >= 2, "\n".join(listed)
+        rig.run("echo %s >>%s; echo %s >>%s" % (" ".join(masters), FLOOR_MASTERS,
+                                                  " ".join(others), FLOOR_DEVICES))
+    return FLOOR_ASSIGN, FLOOR_RELEASE
 
 
 def bring_up(rig, kind):
@@ -82,13 +115,8 @@ def bring_up(rig, kind):
     rig.run("cp %s/s1/xorg.conf /tmp/floor.conf" % RUNTIME_DIR)
     assign, release, seat_id = "", "", "seat-floor"
     if kind == "lab":
-        rig.run("rm -rf {0} && mkdir {0} && cp /run/udev/rules.d/*seatd-lease* {0}/"
-                .format(FLOOR_RULES))
-        rig.run("udevadm info --export-db | awk '/^P: / {p = $2} /^E: ID_SEAT=seat-s1$/ "
-                "{print \"/sys\" p}' >%s" % FLOOR_DEVICES)
-        assert int(rig.run("wc -l <%s" % FLOOR_DEVICES).stdout) >= 3, \
-            rig.run("cat %s" % FLOOR_DEVICES).stdout
-        assign, release, seat_id = FLOOR_ASSIGN, FLOOR_RELEASE, "seat-s1"
+        assign, release = floor_assignment(rig, ["seat-s1"])
+        seat_id = "seat-s1"
     sup.stop()
     xorg = ("/usr/lib/xorg/Xorg :20 -seat %s -masterfd 3 -displayfd 4 -config "
             "/tmp/floor.conf -logfile /tmp/floor.log -nolisten tcp -noreset" % seat_id)
@@ -331,12 +359,22 @@ def print_figures(rig, kind, got, report):
                                                " ".join("%.3f" % x for x in fresh)))
     print("  the kept lease cleared, ms: %s; the fresh lease asked for, ms: %s" % (
         " ".join("%.3f" % x for x in wipes), " ".join("%.3f" % x for x in asks)))
-    if wipes and asks:
-        print("  medians: clearing %.3f ms, asking %.3f ms; the rest of either restart is the "
-              "X server's own start and the seat's, the same in both" % (med(wipes), med(asks)))
-    report.figure("%s: restart with the lease kept against a fresh lease, ratio" % kind,
-                  med(kept) / med(fresh), budgets.RESTART_KEPT_RATIO, "",
-                  "%.3f s against %.3f s" % (med(kept), med(fresh)))
+    print("  medians: clearing %.3f ms, asking %.3f ms; the rest of either restart is the "
+          "X server's own start and the seat's" % (med(wipes), med(asks)))
+    # A bare seat's two restarts differ by these milliseconds alone, in
+    # seconds of the X server's own start that vary by tenths from round to
+    # round: their ratio is that spread, not seatd-lease's (docs/figures.md).
+    # A lab seat's kept restart also keeps its devices, and is judged whole.
+    whole = "%s: restart with the lease kept against a fresh lease, ratio" % kind
+    if kind == "lab":
+        report.figure(whole, med(kept) / med(fresh), budgets.RESTART_KEPT_RATIO, "",
+                      "%.3f s against %.3f s" % (med(kept), med(fresh)))
+    else:
+        print("  %s: %.3f (%.3f s against %.3f s; not judged: the rounds' spread)"
+              % (whole, med(kept) / med(fresh), med(kept), med(fresh)))
+    report.figure("%s: a restart's lease work, kept lease's clearing against a fresh lease's "
+                  "asking, ratio" % kind, med(wipes) / med(asks), budgets.RESTART_KEPT_RATIO, "",
+                  "%.3f ms against %.3f ms" % (med(wipes), med(asks)))
     adopt = got["adoption"]
     print("daemon killed (SIGKILL) and started again, to `status` with both seats adopted: "
           "%s" % " ".join("%.3f" % x for x in adopt))

@@ -2,7 +2,8 @@
 asserted, on a 9-head rig at 640x480 (the heads' smallest mode, so that TCG
 draws them). For each lessor and N seats: bring-up against its floor (the
 same N Xorgs started by hand on N leases at once: lease-probe for the X
-server's leases, drm-floor for the card's), the supervisor's memory, idle
+server's leases, drm-floor for the card's; a lab seat's devices given to
+it by hand first, bench.floor_assignment), the supervisor's memory, idle
 system calls, one seat's reclaim, reloads and `status`. Through the X
 server N stops at 6: Xorg's modesetting offers outputs only the card's first
 7 CRTCs, and the primary has one. Twice: bare seats on the rig's default
@@ -72,18 +73,21 @@ def in_guest(rig, script, **parts):
 
 def xorg(i):
     # exec: the signal that ends a round must reach the X server itself.
-    return ("exec /usr/lib/xorg/Xorg :%d -seat seat-floor%d -masterfd 3 -displayfd 4 -config "
+    # A lab seat's floor runs on the seat its devices were given to.
+    seat = "seat-s%d" % i if KIND == "lab" else "seat-floor%d" % i
+    return ("exec /usr/lib/xorg/Xorg :%d -seat %s -masterfd 3 -displayfd 4 -config "
             "/tmp/floor%d.conf -logfile /tmp/floor%d.log -nolisten tcp -noreset 4>/tmp/floor%d.ready"
-            % (40 + i, i, i, i, i))
+            % (40 + i, seat, i, i, i))
 
 
-def floor_round(rig, lessor, n):
-    """N Xorgs on N leases, started at once, to every one ready."""
-    clear = "rm -f /tmp/floor*.ready /tmp/round.out"
+def floor_round(rig, lessor, n, assign="", release=""):
+    """N Xorgs on N leases, started at once, to every one ready; lab seats'
+    devices given by hand first (assign, bench.floor_assignment)."""
+    clear = "rm -f /tmp/floor*.ready /tmp/round.out; " + assign + "true"
     ready = " && ".join("[ -s /tmp/floor%d.ready ]" % i for i in range(1, n + 1))
     if lessor == "drm":
         lines = "\\n".join("Virtual-%d lab%d %s" % (i + 1, i, xorg(i)) for i in range(1, n + 1))
-        return in_guest(rig, ROUND, ready=ready, stop="kill $p; wait $p",
+        return in_guest(rig, ROUND, ready=ready, stop="kill $p; wait $p" + release,
                         start="%s; printf '%s\\n' | %s/drm-floor /dev/dri/card0 >/tmp/round.out "
                         "2>&1 & p=$!"
                         % (clear, lines, TOOLS))
@@ -91,7 +95,7 @@ def floor_round(rig, lessor, n):
               ">>/tmp/round.out 2>&1 & p%d=$!"
               % (rigmod.XAUTHORITY, TOOLS, i + 1, i, xorg(i), i) for i in range(1, n + 1)]
     return in_guest(rig, ROUND, start=clear + "\n" + "\n".join(starts), ready=ready,
-                    stop="kill %s; wait" % " ".join("$p%d" % i for i in range(1, n + 1)))
+                    stop="kill %s; wait" % " ".join("$p%d" % i for i in range(1, n + 1)) + release)
 
 
 def ours_round(rig, n):
@@ -111,9 +115,11 @@ def bring_up(rig, lessor, n):
             sup.wait_state("s%d" % i, "running", timeout=300)
         rig.run("for i in $(seq %d); do cp %s/s$i/xorg.conf /tmp/floor$i.conf; done"
                 % (n, RUNTIME_DIR))
+        assign, release = bench.floor_assignment(
+            rig, ["seat-s%d" % i for i in range(1, n + 1)]) if KIND == "lab" else ("", "")
     floor, ours = [], []
     for _ in range(ROUNDS):
-        floor.append(floor_round(rig, lessor, n))
+        floor.append(floor_round(rig, lessor, n, assign, release))
         ours.append(ours_round(rig, n))
     return floor, ours
 
@@ -130,6 +136,11 @@ def running_costs(rig, lessor, n):
     with Supervisor(rig, text) as sup:
         for i in range(1, n + 1):
             sup.wait_state("s%d" % i, "running", timeout=300)
+        # A seat's start ends when its session's program runs: a lab seat's
+        # session, opened through PAM, is recorded a second or so after the
+        # seat is running under TCG (bench.adoption).
+        rig.run("for i in $(seq %d); do until grep -qs '^session ' %s/s$i/pids; do sleep 0.05; "
+                "done; done" % (n, RUNTIME_DIR), timeout=120)
         time.sleep(2)
         status = rig.run("cat /proc/%d/status" % sup.pid()).stdout
         out["rss"] = int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1))
@@ -137,6 +148,8 @@ def running_costs(rig, lessor, n):
                         % sup.pid(), timeout=30).stdout
         total = [line.split() for line in trace.splitlines() if line.endswith(" total")]
         out["idle"] = int(total[0][3]) if total else 0
+        if out["idle"]:
+            print("system calls in 10 s idle, %s lessor, %d seats:\n%s" % (lessor, n, trace))
         out["status"] = in_guest(rig, REPEAT, times=20,
                                  command="%s -c %s status" % (BIN, CONFIG))
         out["reload_same"] = (in_guest(rig, REPEAT, times=1,
