@@ -217,6 +217,37 @@ bool input_match_test(const struct input_match *match, const struct input_device
 	return false;
 }
 
+/* The length of the PCI address "DDDD:BB:SS.F" at s (udev writes its hex
+ * digits in lower case), or 0. */
+static size_t pci_address_len(const char *s) {
+	static const char form[] = "xxxx:xx:xx.x";
+	size_t i = 0;
+	for (; form[i] != '\0'; i++) {
+		bool ok = form[i] == 'x' ? isdigit((unsigned char)s[i]) || (s[i] >= 'a' && s[i] <= 'f')
+				: s[i] == form[i];
+		if (!ok) {
+			return 0;
+		}
+	}
+	return i;
+}
+
+bool input_match_root(const struct input_match *match, char *root, size_t len) {
+	const char *p = match->pattern;
+	int n = -1;
+	if (match->kind == MATCH_SYSFS) {
+		n = snprintf(root, len, "%s", p);
+	} else if (match->kind == MATCH_PATH && strncmp(p, "pci-", 4) == 0) {
+		size_t a = pci_address_len(p + 4);
+		/* After the address, the next component or the end: anything else
+		 * (a wildcard) could make it another address. */
+		if (a > 0 && (p[4 + a] == '-' || p[4 + a] == '\0')) {
+			n = snprintf(root, len, "/sys/bus/pci/devices/%.*s", (int)a, p + 4);
+		}
+	}
+	return n > 0 && (size_t)n < len;
+}
+
 char *input_match_format(const struct input_match *match) {
 	const char *p = match->pattern;
 	bool quote = false;

@@ -61,6 +61,16 @@ bool input_match_check(const struct input_match *match, char *err, size_t errlen
 
 bool input_match_test(const struct input_match *match, const struct input_device *dev);
 
+/*
+ * The sysfs directory below which (itself included) every device the match
+ * can match is, where it names one: for sysfs:, its prefix; for a path:
+ * whose pattern begins with a PCI address written out ("pci-0000:00:14.0-"
+ * or the whole pattern), /sys/bus/pci/devices/ADDRESS, to resolve (udev's
+ * ID_PATH begins with the nearest PCI device a device is below). True and
+ * the directory in root; false for any other match, or if root is short.
+ */
+bool input_match_root(const struct input_match *match, char *root, size_t len);
+
 /* "path:pci-0000:00:14.0-usb-0:1.*" again, quoted where needed; caller frees. */
 char *input_match_format(const struct input_match *match);
 

@@ -178,6 +178,51 @@ void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *d
 	}
 }
 
+/* Whether path is below (or is) dir, both resolved. */
+static bool within(const char *path, const char *dir) {
+	size_t len = strlen(dir);
+	return strncmp(path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+void input_each_other_device_within(struct udev *udev, char *const *roots, size_t n,
+		void (*fn)(struct udev_device *dev, void *data), void *data) {
+	char (*real)[PATH_MAX] = xcalloc(n > 0 ? n : 1, sizeof(*real));
+	for (size_t i = 0; i < n; i++) {
+		/* One that is not there has nothing below it to match. */
+		if (realpath(roots[i], real[i]) == NULL || !within(real[i], "/sys/devices")) {
+			real[i][0] = '\0';
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool again = real[i][0] == '\0';
+		/* Each device once: a root below another's (or the same) is walked
+		 * with it. */
+		for (size_t j = 0; j < n && !again; j++) {
+			again = j != i && real[j][0] != '\0' && within(real[i], real[j]) &&
+					(strcmp(real[i], real[j]) != 0 || j < i);
+		}
+		if (again) {
+			continue;
+		}
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s", real[i]);
+		int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir < 0) {
+			continue;
+		}
+		/* The root itself first, as a parent before its children. */
+		struct udev_device *dev = faccessat(dir, "uevent", F_OK, AT_SYMLINK_NOFOLLOW) == 0
+				? udev_device_new_from_syspath(udev, path) : NULL;
+		const char *subsystem = dev != NULL ? udev_device_get_subsystem(dev) : NULL;
+		if (subsystem != NULL && strcmp(subsystem, "input") != 0) {
+			fn(dev, data);
+		}
+		udev_device_unref(dev);
+		walk_devices(udev, dir, path, strlen(path), 0, fn, data);
+	}
+	free(real);
+}
+
 void input_each_tagged_other_device(struct udev *udev, const char *tag,
 		void (*fn)(struct udev_device *dev, void *data), void *data) {
 	struct udev_enumerate *en = enumerate(udev);

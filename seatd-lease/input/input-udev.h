@@ -34,6 +34,12 @@ bool input_other_device_matches(struct udev_device *dev, const struct seat_confi
 void input_each_other_device(struct udev *udev, void (*fn)(struct udev_device *dev, void *data),
 		void *data);
 
+/* The same below the n directories of sysfs roots alone (each resolved, a
+ * root that is not there skipped, each device once): those a seat's
+ * devices = can match, where every match says where (input_match_root). */
+void input_each_other_device_within(struct udev *udev, char *const *roots, size_t n,
+		void (*fn)(struct udev_device *dev, void *data), void *data);
+
 /* The same for the devices among those that carry udev's tag tag: a seat's
  * devices now, as 73-seat-late.rules tags every device with its ID_SEAT
  * (seat-NAME). Read from udev's index of the tag, not from all of sysfs,

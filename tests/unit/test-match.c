@@ -137,6 +137,46 @@ static void format_and_equal(void **state) {
 	input_match_finish(&d);
 }
 
+static const char *root_of(const char *word, char *buf, size_t len) {
+	struct input_match m = parse(word);
+	bool ok = input_match_root(&m, buf, len);
+	input_match_finish(&m);
+	return ok ? buf : NULL;
+}
+
+/* Where devices = may look for what a match can match, instead of all of
+ * sysfs: only where the match itself bounds it. */
+static void match_roots(void **state) {
+	char buf[128];
+	assert_string_equal(root_of("path:pci-0000:00:14.0-usb-0:1.*", buf, sizeof(buf)),
+			"/sys/bus/pci/devices/0000:00:14.0");
+	assert_string_equal(root_of("pci-0000:00:1d.0-usb*-0:2:*", buf, sizeof(buf)),
+			"/sys/bus/pci/devices/0000:00:1d.0");
+	assert_string_equal(root_of("path:pci-0000:00:14.0", buf, sizeof(buf)),
+			"/sys/bus/pci/devices/0000:00:14.0");
+	assert_string_equal(root_of("sysfs:/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1", buf,
+			sizeof(buf)), "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1");
+	/* A wildcard in the address or right after it could be another
+	 * address; upper case is not how udev writes one; no PCI device first. */
+	assert_null(root_of("path:pci-0000:00:14.*", buf, sizeof(buf)));
+	assert_null(root_of("path:pci-0000:00:14.0*", buf, sizeof(buf)));
+	assert_null(root_of("path:pci-*-usb-0:1:1.0", buf, sizeof(buf)));
+	assert_null(root_of("path:pci-0000:00:1D.0-usb-0:1", buf, sizeof(buf)));
+	assert_null(root_of("path:pci-0000:0:14.0-usb-0:1", buf, sizeof(buf)));
+	assert_null(root_of("path:*-usb-0:1:1.0", buf, sizeof(buf)));
+	assert_null(root_of("path:platform-xhci-hcd.0-usb-0:1:1.0", buf, sizeof(buf)));
+	assert_null(root_of("name:Logitech USB Keyboard", buf, sizeof(buf)));
+	assert_null(root_of("usb:046d:c31c", buf, sizeof(buf)));
+	assert_null(root_of("node:/dev/input/event5", buf, sizeof(buf)));
+	/* Cut short: no root rather than a wrong one. */
+	assert_null(root_of("path:pci-0000:00:14.0-usb-0:1.*", buf, 20));
+	/* A device a rooted match takes is below its root (the PCI device's
+	 * own directory, /sys/devices/pci0000:00/0000:00:14.0, for the
+	 * keyboard's). */
+	assert_true(matches("path:pci-0000:00:14.0-usb-0:1.*", &keyboard));
+	assert_non_null(strstr(keyboard.syspath, "/0000:00:14.0/"));
+}
+
 /* One overlap report, for the log and check --probe. */
 static void overlap_report(void **state) {
 	char buf[512];
@@ -153,6 +193,7 @@ int main(void) {
 		cmocka_unit_test(overlap_report),
 		cmocka_unit_test(path_matches),
 		cmocka_unit_test(sysfs_matches),
+		cmocka_unit_test(match_roots),
 		cmocka_unit_test(name_usb_node_matches),
 		cmocka_unit_test(matches_see_what_udev_sees),
 		cmocka_unit_test(bad_matches),
