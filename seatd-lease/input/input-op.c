@@ -427,10 +427,10 @@ static void collect(struct input_op *op, const struct seat_config *seat, const c
 		input_each_event_device(op->udev, collect_one, &c);
 		/* Only a seat's devices = can match a device that is not its yet;
 		 * the rest is the devices its ID_SEAT tags now. */
-		char **roots = c.want[0] != '\0' && seat != NULL ? devices_roots(seat) : NULL;
+		char **roots = NULL;
 		if (c.want[0] != '\0' && (seat == NULL || seat->n_devices == 0)) {
 			input_each_tagged_other_device(op->udev, c.want, collect_other, &c);
-		} else if (roots != NULL) {
+		} else if (c.want[0] != '\0' && (roots = devices_roots(seat)) != NULL) {
 			/* What its devices = can match is below their roots; sysfs
 			 * whole took a few tenths of a second under emulation. */
 			input_each_other_device_within(op->udev, roots, seat->n_devices, collect_other,
