@@ -223,13 +223,43 @@ void runner_adopt_children(struct runner *r, pid_t xserver, int xserver_pidfd, p
 	}
 }
 
+/* A child whose end its wait could not tell: logged, counted as 255. */
+static void unknown_end(struct runner *r, const struct seat_process *c, enum seat_child which,
+		struct spawn_exit *ended) {
+	if (c->adopted) {
+		/* Not our child: only its parent (init) learns how it ended. */
+		log_notice("seat %s: the adopted %s (pid %d) ended; how is known only to its "
+				"parent: counted as a failure (255)", r->seat.config->name,
+				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
+				(int)c->pid);
+	} else {
+		/* Its pidfd is dropped all the same: it would fire for ever. */
+		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
+				"its exit status is lost; counted as 255", r->seat.config->name,
+				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
+				(int)c->pid);
+	}
+	*ended = (struct spawn_exit){.known = false, .status = 255};
+}
+
 static void child_exited(int fd, uint32_t events, void *data) {
 	struct runner *r = data;
 	uint64_t seen = runner_now_us(CLOCK_MONOTONIC), seen_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
 	struct seat_process *c = fd == r->xserver.pidfd ? &r->xserver : &r->session;
 	struct spawn_exit ended;
-	if (spawn_reap(c->pid, fd, &ended) == 0) {
+	if (spawn_ended(fd, &ended) == 0) {
 		return;
+	}
+	/* Its group's kill and its reap (three system calls, up to a
+	 * millisecond of emulated kernel time under TCG) wait until the seat
+	 * has acted on this exit (the lease first) while the seat's other
+	 * process runs: the exit cannot end the run then. The last one is
+	 * reaped first: the end of a run kills the seat's cgroup, which would
+	 * count what is left of this group as outliving the session. */
+	pid_t pid = c->pid;
+	bool other_runs = (c == &r->xserver ? r->session.pid : r->xserver.pid) > 0;
+	if (!other_runs) {
+		spawn_reap(pid, fd, &ended);
 	}
 	enum seat_child which = c == &r->xserver ? SEAT_CHILD_XSERVER : SEAT_CHILD_SESSION;
 	char taken[512] = "";
@@ -238,20 +268,8 @@ static void child_exited(int fd, uint32_t events, void *data) {
 			display_explain(&r->display, r->user.uid, taken, sizeof(taken))) {
 		log_error("seat %s: %s", r->seat.config->name, taken);
 	}
-	if (!ended.known && c->adopted) {
-		/* Not our child: only its parent (init) learns how it ended. */
-		log_notice("seat %s: the adopted %s (pid %d) ended; how is known only to its "
-				"parent: counted as a failure (255)", r->seat.config->name,
-				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
-				(int)c->pid);
-		ended = (struct spawn_exit){.known = false, .status = 255};
-	} else if (!ended.known) {
-		/* Its pidfd is dropped all the same: it would fire for ever. */
-		log_warning("seat %s: the %s (pid %d) ended and was reaped by someone else: "
-				"its exit status is lost; counted as 255", r->seat.config->name,
-				which == SEAT_CHILD_XSERVER ? runner_display_server(r) : "session",
-				(int)c->pid);
-		ended = (struct spawn_exit){.known = false, .status = 255};
+	if (!ended.known) {
+		unknown_end(r, c, which, &ended);
 	}
 	/* One that never got to its program says why (it has ended, so its end
 	 * of the pipe is closed: the answer is there). */
@@ -282,6 +300,9 @@ static void child_exited(int fd, uint32_t events, void *data) {
 		seat_child_exited(&r->seat, which, ended.signaled, ended.status);
 	}
 	r->exit_seen_us = 0;
+	if (other_runs) {
+		spawn_reap(pid, fd, &ended);
+	}
 	poller_remove(source);
 	close(fd);
 	if (taken[0] != '\0') {

@@ -355,10 +355,10 @@ int spawn_failure(int error_fd, const char *program, char *why, size_t len) {
 	return 1;
 }
 
-int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended) {
+int spawn_ended(int pidfd, struct spawn_exit *ended) {
 	siginfo_t info = {0};
 	/* WNOWAIT: not reaped yet, the zombie keeps pid, and so the process
-	 * group signalled below is the leader's own. */
+	 * group spawn_reap() signals is the leader's own. */
 	if (waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
 		/* Already reaped: its pid, and its group's, may be anyone's now. */
 		*ended = (struct spawn_exit){.known = false};
@@ -367,14 +367,20 @@ int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended) {
 	if (info.si_pid == 0) {
 		return 0;
 	}
-	/* What the leader left behind in its group goes with it. */
-	kill(-pid, SIGKILL);
-	siginfo_t gone = {0};
-	waitid(P_PIDFD, (id_t)pidfd, &gone, WEXITED | WNOHANG);
 	*ended = (struct spawn_exit){
 		.known = true,
 		.signaled = info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED,
 		.status = info.si_status,
 	};
 	return 1;
+}
+
+void spawn_reap(pid_t pid, int pidfd, const struct spawn_exit *ended) {
+	if (!ended->known) {
+		return;
+	}
+	/* What the leader left behind in its group goes with it. */
+	kill(-pid, SIGKILL);
+	siginfo_t gone = {0};
+	waitid(P_PIDFD, (id_t)pidfd, &gone, WEXITED | WNOHANG);
 }

@@ -136,11 +136,17 @@ struct spawn_exit {
 	int status;
 };
 
-/* Once the pidfd of the child pid polls readable: 1 and *ended when the
- * child has ended (reaped, and what is left of its process group killed
- * while its zombie still holds the group's id), 0 while it runs. A wait
- * that fails on a readable pidfd is an end too, not "still running": the
- * caller must drop the pidfd's source, which would fire for ever. */
-int spawn_reap(pid_t pid, int pidfd, struct spawn_exit *ended);
+/* Once the pidfd of a child polls readable: 1 and *ended when the child
+ * has ended, 0 while it runs. The child is not reaped: its zombie keeps its
+ * pid and its process group's id until spawn_reap(). A wait that fails on a
+ * readable pidfd is an end too (ended->known false: someone else reaped
+ * it), not "still running": the caller must drop the pidfd's source, which
+ * would fire for ever. */
+int spawn_ended(int pidfd, struct spawn_exit *ended);
+
+/* After spawn_ended() said 1: kills what is left of the child pid's process
+ * group, while its zombie still holds the group's id, then reaps it.
+ * Nothing for an end that is not known (its pid may be anyone's now). */
+void spawn_reap(pid_t pid, int pidfd, const struct spawn_exit *ended);
 
 #endif

@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
@@ -419,11 +420,12 @@ struct watch {
 	struct spawn_exit ended;
 };
 
-/* What supervisor.c's child_exited() does with a pidfd's event. */
+/* What children.c's child_exited() does with a pidfd's event. */
 static void watched_child(int fd, uint32_t events, void *data) {
 	struct watch *w = data;
 	w->calls++;
-	if (spawn_reap(w->pid, fd, &w->ended) == 1) {
+	if (spawn_ended(fd, &w->ended) == 1) {
+		spawn_reap(w->pid, fd, &w->ended);
 		w->reaped++;
 		poller_remove(w->source);
 	}
@@ -482,6 +484,54 @@ static void a_child_reaped_elsewhere_is_reported_once(void **state) {
 	assert_int_equal(w.reaped, 1);
 	assert_int_equal(w.calls, 1);
 	assert_false(w.ended.known);
+}
+
+/* spawn_ended() says how a child ended and leaves its zombie, which holds
+ * its process group's id; spawn_reap() kills what is left of the group,
+ * then reaps it. */
+static void an_ended_child_is_reaped_with_its_group_only_when_asked(void **state) {
+	if (geteuid() != 0) {
+		skip();
+	}
+	struct seat_user user;
+	char err[512];
+	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
+	/* The shell leaves a sleep behind in its group (forked before it exits). */
+	char *argv[] = {"/bin/sh", "-c", "sleep 30 & exit 3", NULL};
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
+	int pidfd, error_fd;
+	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
+	assert_true(pid > 0);
+	close(error_fd);
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+	assert_int_equal(poll(&pfd, 1, 3000), 1);
+	struct spawn_exit ended;
+	assert_int_equal(spawn_ended(pidfd, &ended), 1);
+	assert_true(ended.known && !ended.signaled && ended.status == 3);
+	/* Not reaped: asked again, it says the same; its group still has the
+	 * sleep. */
+	struct spawn_exit again;
+	assert_int_equal(spawn_ended(pidfd, &again), 1);
+	assert_true(again.known && again.status == 3);
+	assert_int_equal(kill(-pid, 0), 0);
+	siginfo_t info = {0};
+	assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT), 0);
+	assert_int_equal(info.si_pid, pid);
+	spawn_reap(pid, pidfd, &ended);
+	/* Reaped: no child is left to wait for. */
+	assert_int_equal(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	/* The sleep was killed: the group empties once its new parent reaps it. */
+	int tries = 0;
+	while (kill(-pid, 0) == 0 && tries++ < 300) {
+		usleep(10000);
+	}
+	assert_int_equal(kill(-pid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	close(pidfd);
+	seat_user_finish(&user);
 }
 
 /* A session's program, forked by its PAM opener, keeps 0 to 2 of what the
@@ -544,6 +594,7 @@ int main(void) {
 		cmocka_unit_test(exec_failure_is_reported),
 		cmocka_unit_test(spawn_does_not_wait_for_a_child_stuck_before_exec),
 		cmocka_unit_test(a_child_reaped_elsewhere_is_reported_once),
+		cmocka_unit_test(an_ended_child_is_reaped_with_its_group_only_when_asked),
 		cmocka_unit_test(inherited_signals_are_reset),
 		cmocka_unit_test(a_helpers_program_gets_only_stdio),
 	};
