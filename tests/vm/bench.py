@@ -162,6 +162,30 @@ def wayland_bring_up(rig):
     return floor, ours
 
 
+# seat/runner.c's line for each reclaim: the exit seen to the lease freed
+# (wall clock, CPU), then the lease's file closed (wall clock, CPU).
+RECLAIM_LINE = (r"seat %s: lease freed ([\d.]+) ms after a process's exit was seen "
+                r"\(([\d.]+) ms of seatd-lease's CPU\); its file closed ([\d.]+) ms after that "
+                r"\(([\d.]+) ms of CPU\)")
+# A span's CPU time and wall clock begin and end at the same two points, each
+# read a few tens of microseconds apart under TCG: CPU above the wall clock
+# by more than this is a misread line (or clocks that disagree).
+CLOCK_READS_MS = 0.25
+
+
+def reclaim_timings(log, name, kills):
+    """Seat name's reclaims in the daemon's log, (wall ms, CPU ms) from the
+    exit seen to the lease freed: one for each of kills, each with no more
+    CPU than wall clock (CLOCK_READS_MS), or AssertionError."""
+    found = [(float(w), float(c)) for w, c, _, _ in re.findall(RECLAIM_LINE % re.escape(name), log)]
+    assert len(found) == kills, "%d reclaim lines of seat %s for %d kills:\n%s" % (
+        len(found), name, kills, log)
+    wrong = [f for f in found if f[1] > f[0] + CLOCK_READS_MS]
+    assert not wrong, "reclaims of seat %s reading more CPU than wall clock (ms): %s" % (
+        name, wrong)
+    return found
+
+
 def reclaim(rig, lessor, kind):
     """One seat's X server killed KILLS times (restart = never: a seat that
     restarts keeps its lease) while another runs: the log's timing of each
@@ -177,8 +201,7 @@ def reclaim(rig, lessor, kind):
             sup.wait_state("s1", "failed")
             rig.run("%s -c %s start s1" % (BIN, CONFIG))
             sup.wait_state("s1", "running", after=x)
-        figures = [(float(w), float(c)) for w, c in re.findall(
-            r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())]
+        figures = reclaim_timings(sup.log(), "s1", KILLS)
         sup.wait_state("s1", "running")
         sup.wait_state("s2", "running")
         time.sleep(2)

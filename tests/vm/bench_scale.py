@@ -169,8 +169,7 @@ def running_costs(rig, lessor, n):
             sup.wait_state("s1", "failed", timeout=60)
             rig.run("%s -c %s start s1" % (BIN, CONFIG))
             sup.wait_state("s1", "running", after=x, timeout=300)
-        freed = re.findall(r"seat s1: lease freed ([\d.]+) ms .*\(([\d.]+) ms of", sup.log())
-        out["reclaim"] = [tuple(float(v) for v in f) for f in freed]
+        out["reclaim"] = bench.reclaim_timings(sup.log(), "s1", KILLS)
         rig.write_file(CONFIG, text.encode())
     return out
 
