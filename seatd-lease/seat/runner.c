@@ -67,14 +67,16 @@ static void op_release(struct seat *seat, struct lease *lease) {
 	 * the lease's file has the kernel free whatever the last X server left
 	 * on it, milliseconds under TCG (docs/figures.md). */
 	lessor_link_end(r->link, lease);
-	/* Timed only on a process's exit (child_exited). */
+	/* Timed only on a process's exit (child_exited), which read the wall
+	 * clock first: here the CPU clock is, so that each span's CPU time lies
+	 * within its wall clock's, whatever the reads themselves take. */
 	bool timed = r->exit_seen_us != 0;
-	uint64_t freed = timed ? runner_now_us(CLOCK_MONOTONIC) : 0;
 	uint64_t freed_cpu = timed ? runner_now_us(CLOCK_THREAD_CPUTIME_ID) : 0;
+	uint64_t freed = timed ? runner_now_us(CLOCK_MONOTONIC) : 0;
 	lessor_link_release(r->link, lease);
 	if (timed) {
-		uint64_t closed = runner_now_us(CLOCK_MONOTONIC);
 		uint64_t closed_cpu = runner_now_us(CLOCK_THREAD_CPUTIME_ID);
+		uint64_t closed = runner_now_us(CLOCK_MONOTONIC);
 		char wall[32], cpu[32], close_wall[32], close_cpu[32];
 		log_info("seat %s: lease freed %s ms after a process's exit was seen (%s ms of "
 				"seatd-lease's CPU); its file closed %s ms after that (%s ms of CPU)",

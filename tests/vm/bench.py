@@ -167,10 +167,11 @@ def wayland_bring_up(rig):
 RECLAIM_LINE = (r"seat %s: lease freed ([\d.]+) ms after a process's exit was seen "
                 r"\(([\d.]+) ms of seatd-lease's CPU\); its file closed ([\d.]+) ms after that "
                 r"\(([\d.]+) ms of CPU\)")
-# A span's CPU time and wall clock begin and end at the same two points, each
-# read a few tens of microseconds apart under TCG: CPU above the wall clock
-# by more than this is a misread line (or clocks that disagree).
-CLOCK_READS_MS = 0.25
+# The daemon reads a span's wall clock before its CPU clock at its start and
+# after it at its end: its CPU time lies within its wall clock's. Above it by
+# more than the clocks' microseconds' rounding, the line was misread (or the
+# clocks disagree).
+CLOCK_READS_MS = 0.005
 
 
 def reclaim_timings(log, name, kills):
