@@ -435,22 +435,31 @@ static void guard_fired(void *data) {
 	*(bool *)data = true;
 }
 
+/* Spawns argv as nobody (user, looked up here; finished by the caller)
+ * with no descriptor of ours and an empty environment: its pid, and its
+ * pidfd in *pidfd. */
+static pid_t spawn_as_nobody(char **argv, struct seat_user *user, int *pidfd) {
+	char err[512];
+	assert_true(seat_user_lookup("nobody", user, err, sizeof(err)));
+	char *envp[] = {NULL};
+	struct spawn_request req = {.argv = argv, .envp = envp, .user = user,
+		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
+	int error_fd;
+	pid_t pid = spawn_process(&req, pidfd, &error_fd, err, sizeof(err));
+	if (pid < 0) {
+		fail_msg("spawn_process: %s", err);
+	}
+	close(error_fd);
+	return pid;
+}
+
 /* Spawns argv as nobody and runs a poller on its pidfd until it is reaped
  * (or 3 s or 100 events have passed). */
 static struct watch watch_child(char **argv) {
 	struct seat_user user;
-	char err[512];
-	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
-	char *envp[] = {NULL};
-	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
-	int pidfd, error_fd;
+	int pidfd;
 	struct watch w = {0};
-	w.pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
-	if (w.pid < 0) {
-		fail_msg("spawn_process: %s", err);
-	}
-	close(error_fd);
+	w.pid = spawn_as_nobody(argv, &user, &pidfd);
 	struct poller *poller = poller_create();
 	w.source = poller_add_fd(poller, pidfd, EPOLLIN, watched_child, &w);
 	bool timed_out = false;
@@ -493,18 +502,11 @@ static void an_ended_child_is_reaped_with_its_group_only_when_asked(void **state
 	if (geteuid() != 0) {
 		skip();
 	}
-	struct seat_user user;
-	char err[512];
-	assert_true(seat_user_lookup("nobody", &user, err, sizeof(err)));
 	/* The shell leaves a sleep behind in its group (forked before it exits). */
 	char *argv[] = {"/bin/sh", "-c", "sleep 30 & exit 3", NULL};
-	char *envp[] = {NULL};
-	struct spawn_request req = {.argv = argv, .envp = envp, .user = &user,
-		.lease_fd = -1, .ready_fd = -1, .output_fd = -1, .cgroup_fd = -1};
-	int pidfd, error_fd;
-	pid_t pid = spawn_process(&req, &pidfd, &error_fd, err, sizeof(err));
-	assert_true(pid > 0);
-	close(error_fd);
+	struct seat_user user;
+	int pidfd;
+	pid_t pid = spawn_as_nobody(argv, &user, &pidfd);
 	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
 	assert_int_equal(poll(&pfd, 1, 3000), 1);
 	struct spawn_exit ended;
